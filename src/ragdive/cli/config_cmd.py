@@ -1,0 +1,24 @@
+"""`ragdive config check FILE`: validate a config and show it resolved, secrets masked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+import yaml
+from rich.console import Console
+
+from ..config import load_config
+from ..redaction import redact
+
+app = typer.Typer(help="Work with experiment config files.", no_args_is_help=True)
+console = Console(highlight=False)
+
+
+@app.command("check")
+def check_cmd(file: Path = typer.Argument(..., help="Experiment YAML file.")) -> None:
+    """Validate FILE and print the resolved config (defaults filled in, ${ENV} resolved, secrets masked)."""
+    config = load_config(file)
+    resolved = redact(config.model_dump(mode="json", exclude_none=True))
+    console.print(f"# {file}: valid", markup=False)
+    console.print(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True).rstrip(), markup=False)

@@ -1,0 +1,76 @@
+"""The `ragdive` command. Each sub-command lives in its own module; this one wires them and owns error display."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from .._version import __version__
+from ..errors import RagdiveError
+from . import config_cmd, runs
+
+app = typer.Typer(
+    name="ragdive",
+    help="Evaluate RAG systems through simulated multi-turn conversations.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(runs.app, name="runs")
+app.add_typer(config_cmd.app, name="config")
+
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+_state = {"debug": False}
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ragdive {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+) -> None:
+    _state["debug"] = debug
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: user errors are one line and exit 2; bugs exit 1 with a hint."""
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    try:
+        app(args=argv, standalone_mode=True)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    except RagdiveError as exc:
+        if debug:
+            err_console.print_exception()
+        message = str(exc).strip() or type(exc).__name__
+        first, *rest = message.splitlines()
+        err_console.print(f"[bold red]error:[/] {first}", markup=True, highlight=False)
+        for line in rest:
+            err_console.print(f"  {line}", markup=False)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        return 130
+    except Exception as exc:  # a bug: say so briefly, keep the traceback for --debug
+        if debug:
+            err_console.print_exception()
+        else:
+            err_console.print(
+                f"[bold red]unexpected error:[/] {type(exc).__name__}: {exc}\n"
+                "  this is a bug in ragdive; run again with --debug for the traceback and report it",
+                markup=True,
+                highlight=False,
+            )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""`ragdive runs list|show`: what is in a runs folder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from ..store import RunStore, list_runs
+
+app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True)
+# a pipe gets 160 columns, not rich's 80, so tables are not truncated in logs and tests
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+
+@app.command("list")
+def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding run directories.")) -> None:
+    """List runs: id, created, status, counts."""
+    stores = list_runs(directory)
+    if not stores:
+        console.print(f"no runs in {directory}")
+        return
+    # box.SIMPLE and fixed widths: a run id must never be cut, even in an 80-column pipe
+    table = Table(box=box.SIMPLE, pad_edge=False)
+    table.add_column("run", no_wrap=True, min_width=22)
+    table.add_column("created", no_wrap=True, min_width=16)
+    for name in ("kind", "status", "convs", "turns", "rejected", "scores"):
+        table.add_column(name, no_wrap=True)
+    for store in stores:
+        m = store.read_manifest()
+        t = m.totals
+        table.add_row(
+            m.run_id,
+            m.created.strftime("%Y-%m-%d %H:%M"),
+            m.kind,
+            m.status,
+            str(t.conversations),
+            str(t.turns),
+            str(t.rejections),
+            str(t.scores),
+        )
+    console.print(table)
+
+
+@app.command("show")
+def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
+    """Summarise one run's manifest."""
+    store = RunStore.open(run)
+    m = store.read_manifest()
+    t = m.totals
+    cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+    lines = [
+        f"run        {m.run_id}" + (f"  ({m.name})" if m.name else ""),
+        f"kind       {m.kind}    status {m.status}    schema v{m.schema_version}    ragdive {m.package_version}",
+        f"created    {m.created:%Y-%m-%d %H:%M:%S} UTC    updated {m.updated:%Y-%m-%d %H:%M:%S} UTC",
+        f"target     {m.target or '-'}",
+        "models     " + (", ".join(f"{role}={name}" for role, name in m.models.items()) or "-"),
+        f"seed       {m.seed}",
+        f"totals     {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, {t.errors} errors",
+        f"usage      {t.prompt_tokens} prompt + {t.completion_tokens} completion tokens, cost {cost}",
+        f"scores     {t.scores} ({t.unscored} unscored)",
+    ]
+    if m.error:
+        lines.append(f"error      {m.error}")
+    for line in lines:
+        console.print(line, markup=False)
+    for name, result in (("conversations.jsonl", store.conversations()),):
+        for problem in result.problems:
+            console.print(f"warning    {name}: {problem}", markup=False)

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from pydantic import Field
+
+from ._base import Section
+from .corpus import CorpusConfig
+from .evaluation import EvaluationConfig
+from .models import BudgetConfig, CacheConfig, ModelsConfig
+from .simulation import SimulationConfig
+from .target import TargetConfig
+
+
+class ExperimentConfig(Section):
+    """A whole experiment: corpus, simulated users, the target, the judge. Loaded from YAML."""
+
+    name: str | None = None
+    """Human name, stored in the manifest."""
+    seed: int = 0
+    """Run seed; conversation seeds derive from it, so a run is repeatable."""
+    output_dir: str = "runs"
+    """Folder that receives run directories."""
+    models: ModelsConfig = Field(default_factory=ModelsConfig)
+    """Models per role."""
+    corpus: CorpusConfig | None = None
+    """The knowledge base."""
+    simulation: SimulationConfig = Field(default_factory=SimulationConfig)
+    """Conversation simulation."""
+    target: TargetConfig | None = None
+    """The RAG system under test."""
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+    """Metrics."""
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    """Cost / token cap."""
+    cache: CacheConfig = Field(default_factory=CacheConfig)
+    """Model-call cache."""

@@ -1,0 +1,83 @@
+"""Which LLM plays each role, and how it is called."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from ._base import Section
+
+ROLES = ("user", "validator", "judge", "target")
+
+
+class ModelSpec(Section):
+    """One model binding. A plain string in YAML (`judge: openai/gpt-4o-mini`) is shorthand for `{model: ...}`."""
+
+    model: str
+    """provider/model, e.g. openai/gpt-4o-mini, llamacpp/default, scripted/echo."""
+    base_url: str | None = None
+    """OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp server, Gemini...)."""
+    api_key: str | None = None
+    """API key; prefer ${ENV_VAR} interpolation. Never written to disk."""
+    api_key_env: str | None = None
+    """Environment variable that holds the key (named in 401 errors)."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Generation parameters forwarded to the backend: temperature, max_tokens, seed..."""
+    max_concurrency: int = Field(default=8, ge=1)
+    """Calls in flight at once for this model."""
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    """Optional rate limit."""
+    timeout_s: float = Field(default=120.0, gt=0)
+    """Timeout of one call."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries on 429, 5xx, timeouts and connection errors."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Backend-specific options (e.g. n_ctx for llamacpp)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, value: Any) -> Any:
+        return {"model": value} if isinstance(value, str) else value
+
+    @property
+    def provider(self) -> str:
+        return self.model.split("/", 1)[0]
+
+
+class ModelsConfig(Section):
+    """Models per role. `default` fills any role left out."""
+
+    default: ModelSpec | None = None
+    """Used for every role not given explicitly."""
+    user: ModelSpec | None = None
+    """The simulated user (conversation generator)."""
+    validator: ModelSpec | None = None
+    """The conversation validator; a different model from `user` avoids self-preference."""
+    judge: ModelSpec | None = None
+    """The evaluation judge."""
+    target: ModelSpec | None = None
+    """The reference RAG system's generator (only used by the built-in target)."""
+
+    def for_role(self, role: str) -> ModelSpec | None:
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+        return getattr(self, role) or self.default
+
+
+class BudgetConfig(Section):
+    """A cap that stops a run cleanly, with everything finished so far saved."""
+
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """Stop when the known cost reaches this."""
+    max_tokens: int | None = Field(default=None, gt=0)
+    """Stop when prompt + completion tokens reach this."""
+
+
+class CacheConfig(Section):
+    """The model-call cache (SQLite, content-addressed)."""
+
+    enabled: bool = True
+    """Serve identical calls from the cache."""
+    dir: str = ".ragdive-cache"
+    """Folder of the cache database."""

@@ -1,0 +1,70 @@
+"""Errors by blame.
+
+Who caused a failure decides how it is shown: a user's mistake (ConfigError, a missing run) is one readable
+line and exit code 2; a failing model, target or judge carries what is needed to act on it (provider, status,
+the raw text); anything else is a bug and gets a short hint plus the traceback under ``--debug``.
+"""
+
+from __future__ import annotations
+
+
+class RagdiveError(Exception):
+    """Base of every error ragdive raises on purpose."""
+
+    #: exit code the CLI uses when this error reaches it
+    exit_code: int = 2
+
+
+class ConfigError(RagdiveError):
+    """The user's configuration or command line is wrong: fix the input and run again."""
+
+
+class StoreError(RagdiveError):
+    """A run directory is missing, unreadable or not a ragdive run."""
+
+
+class ModelError(RagdiveError):
+    """An LLM call failed after the model layer's retries."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        status: int | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.model = model
+        self.status = status
+        self.retryable = retryable
+
+
+class ModelOutputError(ModelError):
+    """The model answered, but not with what the schema asked for (after repair and one retry).
+
+    ``raw`` keeps the text so callers can record it: a judge turns this into an *unscored* result, never 0.
+    """
+
+    def __init__(self, message: str, *, raw: str, **kwargs: object) -> None:
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+        self.raw = raw
+
+
+class BudgetExceeded(ModelError):
+    """The run's cost or token budget is spent; the run stops cleanly with finished work saved."""
+
+
+class TargetError(RagdiveError):
+    """The RAG system under test failed to answer (unreachable, 5xx, unreadable body...)."""
+
+    def __init__(self, message: str, *, status: int | None = None, body: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+class JudgeError(RagdiveError):
+    """A judge could not produce a score; metrics record it as unscored with this reason."""

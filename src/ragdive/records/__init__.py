@@ -1,0 +1,38 @@
+"""Typed records that flow between stages and into the run directory."""
+
+from .conversation import (
+    Attempt,
+    Context,
+    Conversation,
+    FailedCheck,
+    QuestionType,
+    Rejection,
+    TargetReply,
+    Turn,
+    TurnDraft,
+    Usage,
+    Verdict,
+)
+from .corpus import Document, Persona
+from .manifest import SCHEMA_VERSION, RunManifest, Totals
+from .scoring import Score
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Attempt",
+    "Context",
+    "Conversation",
+    "Document",
+    "FailedCheck",
+    "Persona",
+    "QuestionType",
+    "Rejection",
+    "RunManifest",
+    "Score",
+    "TargetReply",
+    "Totals",
+    "Turn",
+    "TurnDraft",
+    "Usage",
+    "Verdict",
+]

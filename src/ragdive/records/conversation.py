@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ._base import Record, utc_now
+
+
+class QuestionType(StrEnum):
+    INITIAL = "initial"
+    FOLLOW_UP = "follow-up"
+    CLARIFICATION = "clarification"
+    CORRECTION = "correction"
+    COMPARATIVE = "comparative"
+
+
+class FailedCheck(StrEnum):
+    """Categories a validator can reject a draft for."""
+
+    RAG_INPUT_NOT_CONNECTED = "rag_input_not_connected"
+    NOT_STANDALONE = "not_standalone"
+    QUESTION_INCONSISTENT = "question_inconsistent"
+    GROUND_TRUTH_UNSUPPORTED = "ground_truth_unsupported"
+    WRONG_TYPE = "wrong_type"
+    DOCUMENT_MENTIONED = "document_mentioned"
+    EVIDENCE_NOT_IN_DOCUMENT = "evidence_not_in_document"
+
+
+class Usage(Record):
+    """Token usage of one or more LLM calls."""
+
+    prompt_tokens: int = 0
+    """Tokens sent."""
+    completion_tokens: int = 0
+    """Tokens received."""
+    cost_usd: float | None = None
+    """Cost when every call's price was known; None means unknown, never free."""
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cost_usd=cost,
+        )
+
+
+class TurnDraft(Record):
+    """What the conversation generator proposes for the next user turn."""
+
+    rag_input: str
+    """The message sent to the target; after turn 1 it may depend on the conversation ("and when did he die?")."""
+    standalone_question: str
+    """The same question, self-contained; equals rag_input in turn 1."""
+    ground_truth: str
+    """The answer according to the source document(s)."""
+    question_type: QuestionType
+    """initial, follow-up, clarification, correction or comparative."""
+    evidence: list[str] = Field(default_factory=list)
+    """Verbatim quotes from the document(s) that support the ground truth."""
+    refers_to_turn: int | None = None
+    """Index of an earlier turn this one builds on, if any."""
+    unanswerable: bool = False
+    """A probe the document does not answer; ground truth is then "not in the knowledge base"."""
+
+
+class Verdict(Record):
+    """The validator's decision on one draft."""
+
+    valid: bool
+    """Accepted as is."""
+    reason: str = ""
+    """Why, in a sentence or two; sent back to the generator on rejection."""
+    failed_checks: list[FailedCheck] = Field(default_factory=list)
+    """Categories of failure (empty when valid)."""
+    checked_by: Literal["deterministic", "llm"] = "llm"
+    """Whether the cheap deterministic checks or the validator LLM decided."""
+
+
+class Attempt(Record):
+    """One draft and the verdict on it; a turn keeps all its attempts."""
+
+    draft: TurnDraft
+    """The generator's draft."""
+    verdict: Verdict
+    """The validator's verdict on it."""
+
+
+class Context(Record):
+    """One retrieved passage the target used for its answer."""
+
+    text: str
+    """Passage text."""
+    id: str | None = None
+    """Chunk or document id, when the target reports one."""
+    source: str | None = None
+    """Document id, path or URL the passage came from."""
+    score: float | None = None
+    """Retriever score, when reported."""
+
+
+class TargetReply(Record):
+    """What the RAG system under test answered."""
+
+    answer: str
+    """The answer text."""
+    contexts: list[Context] = Field(default_factory=list)
+    """Retrieved contexts, in rank order."""
+    latency_s: float = 0.0
+    """Wall time of the call."""
+    raw: Any = None
+    """The raw response body (parsed JSON when possible), for debugging."""
+
+
+class Turn(Record):
+    """One finished turn: the accepted draft, every attempt, and the target's reply."""
+
+    index: int
+    """0-based turn index within the conversation."""
+    rag_input: str
+    """Message sent to the target."""
+    standalone_question: str
+    """Self-contained rewrite, used by single-turn metrics."""
+    ground_truth: str
+    """Reference answer from the document(s)."""
+    question_type: QuestionType
+    """Type of question."""
+    evidence: list[str] = Field(default_factory=list)
+    """Supporting quotes from the document(s)."""
+    refers_to_turn: int | None = None
+    """Earlier turn this one builds on."""
+    unanswerable: bool = False
+    """The question was a deliberate probe the knowledge base does not answer."""
+    attempts: list[Attempt] = Field(default_factory=list)
+    """Every draft with its verdict, the accepted one last."""
+    validator_overruled: bool = False
+    """True when attempts ran out and the last draft was accepted anyway."""
+    answer: str | None = None
+    """Target's answer; None when the target failed (see error)."""
+    contexts: list[Context] = Field(default_factory=list)
+    """Target's retrieved contexts."""
+    latency_s: float | None = None
+    """Target latency."""
+    error: str | None = None
+    """Target failure on this turn, kept verbatim."""
+    usage: dict[str, Usage] = Field(default_factory=dict)
+    """LLM usage spent on this turn, by role (user, validator, target)."""
+
+
+class Conversation(Record):
+    """One simulated conversation: a line of conversations.jsonl."""
+
+    id: str
+    """Unique within the run; stable across resumes (derived from run seed and index)."""
+    index: int = 0
+    """Position in the run's plan."""
+    persona: str
+    """Persona name."""
+    document_ids: list[str]
+    """Seed document(s)."""
+    seed: int
+    """Seed of this conversation, derived from the run seed."""
+    turns: list[Turn] = Field(default_factory=list)
+    """Finished turns, in order."""
+    status: Literal["finished", "ended_early", "error"] = "finished"
+    """finished: reached max turns; ended_early: the validator loop gave up; error: something failed."""
+    error: str | None = None
+    """What failed, when status is error."""
+    started: datetime = Field(default_factory=utc_now)
+    """When the conversation started."""
+    finished: datetime = Field(default_factory=utc_now)
+    """When it was written."""
+
+
+class Rejection(Record):
+    """One validator rejection: a line of rejections.jsonl."""
+
+    conversation_id: str
+    """Conversation it happened in."""
+    turn_index: int
+    """Turn being drafted."""
+    attempt: int
+    """1-based attempt number."""
+    categories: list[FailedCheck]
+    """Failed checks."""
+    reason: str
+    """Validator's reason."""
+    checked_by: Literal["deterministic", "llm"] = "llm"
+    """Which stage rejected it."""
+    draft: TurnDraft
+    """The rejected draft."""

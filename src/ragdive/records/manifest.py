@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ._base import Record, utc_now
+
+SCHEMA_VERSION = 1
+"""Version of the run-directory format; bump it with a migration note when a reader would misread old runs."""
+
+
+class Totals(Record):
+    """Counters kept up to date while a run progresses."""
+
+    conversations: int = 0
+    """Finished conversations."""
+    turns: int = 0
+    """Finished turns."""
+    rejections: int = 0
+    """Validator rejections."""
+    errors: int = 0
+    """Conversations or turns that ended in an error."""
+    prompt_tokens: int = 0
+    """Prompt tokens over all roles."""
+    completion_tokens: int = 0
+    """Completion tokens over all roles."""
+    cost_usd: float | None = None
+    """Total cost; None when any price was unknown."""
+    scores: int = 0
+    """Scores written to evaluations.jsonl."""
+    unscored: int = 0
+    """Scores the judge could not give."""
+
+
+class RunManifest(Record):
+    """manifest.json: what a run is, how it was configured, and where it got to."""
+
+    schema_version: int = SCHEMA_VERSION
+    """Run-directory format version."""
+    run_id: str
+    """Unique, sortable id (also the directory name)."""
+    name: str | None = None
+    """Optional human name from the config."""
+    kind: Literal["dynamic", "static"] = "dynamic"
+    """dynamic: simulated conversations; static: one question per item from a dataset."""
+    created: datetime = Field(default_factory=utc_now)
+    """Creation time (UTC)."""
+    updated: datetime = Field(default_factory=utc_now)
+    """Last manifest write (UTC)."""
+    status: Literal["created", "running", "finished", "failed", "interrupted", "budget_exceeded"] = "created"
+    """Where the run got to."""
+    config: dict[str, Any] = Field(default_factory=dict)
+    """The resolved config, secrets redacted."""
+    models: dict[str, str] = Field(default_factory=dict)
+    """provider/model per role (user, validator, judge, target)."""
+    target: str | None = None
+    """Short description of the system under test."""
+    seed: int | None = None
+    """Run seed; each conversation's seed derives from it."""
+    package_version: str = ""
+    """ragdive version that wrote the run."""
+    totals: Totals = Field(default_factory=Totals)
+    """Counters."""
+    error: str | None = None
+    """Why the run failed, when it did."""

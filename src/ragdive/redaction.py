@@ -1,0 +1,34 @@
+"""Secret redaction, applied before anything reaches disk or the terminal."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MASK = "***"
+
+# Matched against dictionary keys at any depth: api_key, apiKey, x-api-key, token, client_secret, password,
+# Authorization... Deliberately broad: a masked harmless value costs nothing, a leaked key costs a lot.
+_SECRET_KEY = re.compile(r"(key|token|secret|password|passwd|authorization|credential)", re.IGNORECASE)
+# Keys that contain a secret-looking word but count things (token counts: "max_tokens", "prompt_tokens").
+# Singular "access_token" stays secret.
+_NOT_SECRET = re.compile(r"(tokens$|^max_|_count$)", re.IGNORECASE)
+
+
+def is_secret_key(key: str) -> bool:
+    return bool(_SECRET_KEY.search(key)) and not _NOT_SECRET.search(key)
+
+
+def redact(value: Any) -> Any:
+    """Return a copy of ``value`` with every secret-named key's value masked, at any depth."""
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            if isinstance(k, str) and is_secret_key(k) and v not in (None, ""):
+                out[k] = MASK
+            else:
+                out[k] = redact(v)
+        return out
+    if isinstance(value, list | tuple):
+        return [redact(v) for v in value]
+    return value

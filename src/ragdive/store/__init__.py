@@ -1,0 +1,29 @@
+"""The run store: the only code that writes run files."""
+
+from .jsonl import JsonlAppender, ReadResult, read_jsonl
+from .run import (
+    CONVERSATIONS,
+    EVALUATIONS,
+    MANIFEST,
+    REJECTIONS,
+    REPORT,
+    RunStore,
+    list_runs,
+    new_run_id,
+    write_json_atomic,
+)
+
+__all__ = [
+    "CONVERSATIONS",
+    "EVALUATIONS",
+    "MANIFEST",
+    "REJECTIONS",
+    "REPORT",
+    "JsonlAppender",
+    "ReadResult",
+    "RunStore",
+    "list_runs",
+    "new_run_id",
+    "read_jsonl",
+    "write_json_atomic",
+]

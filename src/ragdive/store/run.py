@@ -1,0 +1,156 @@
+"""A run directory: the contract every command reads and writes (see DESIGN.md, "The run directory")."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..errors import StoreError
+from ..records import Conversation, Rejection, RunManifest, Score
+from ..records._base import utc_now
+from ..redaction import redact
+from .jsonl import JsonlAppender, ReadResult, read_jsonl
+
+MANIFEST = "manifest.json"
+CONVERSATIONS = "conversations.jsonl"
+REJECTIONS = "rejections.jsonl"
+EVALUATIONS = "evaluations.jsonl"
+REPORT = "report.html"
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """Sortable by creation time (UTC, second resolution), unique through a random suffix."""
+    now = now or datetime.now(UTC)
+    return f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write to a temp file in the same folder, fsync, then rename: readers see the old or the new file, never
+    half of one."""
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class RunStore:
+    """Reader and writer of one run directory. The only code that writes run files."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._conversations = JsonlAppender(self.path / CONVERSATIONS)
+        self._rejections = JsonlAppender(self.path / REJECTIONS)
+        self._evaluations = JsonlAppender(self.path / EVALUATIONS)
+
+    # -- creating and opening -------------------------------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        root: Path,
+        *,
+        config: dict[str, Any] | None = None,
+        run_id: str | None = None,
+        **manifest_fields: Any,
+    ) -> RunStore:
+        """Create ``root/<run-id>/`` with a manifest. ``config`` is redacted before it is written."""
+        run_id = run_id or new_run_id()
+        path = Path(root) / run_id
+        try:
+            path.mkdir(parents=True, exist_ok=False)
+        except FileExistsError as exc:
+            raise StoreError(f"run directory {path} already exists") from exc
+        except OSError as exc:
+            raise StoreError(f"cannot create run directory {path}: {exc.strerror}") from exc
+        store = cls(path)
+        manifest = RunManifest(
+            run_id=run_id, config=redact(config or {}), package_version=__version__, **manifest_fields
+        )
+        store.write_manifest(manifest)
+        return store
+
+    @classmethod
+    def open(cls, path: Path) -> RunStore:
+        path = Path(path)
+        if not path.is_dir():
+            raise StoreError(f"no run directory at {path}")
+        if not (path / MANIFEST).is_file():
+            raise StoreError(f"{path} is not a ragdive run (no {MANIFEST})")
+        return cls(path)
+
+    # -- manifest ----------------------------------------------------------------------------------------------
+    def read_manifest(self) -> RunManifest:
+        try:
+            data = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise StoreError(f"{self.path} has no {MANIFEST}") from exc
+        except json.JSONDecodeError as exc:
+            raise StoreError(f"{self.path / MANIFEST} is not valid JSON: {exc}") from exc
+        try:
+            return RunManifest.model_validate(data)
+        except ValueError as exc:
+            raise StoreError(f"{self.path / MANIFEST} is not a valid manifest: {exc}") from exc
+
+    def write_manifest(self, manifest: RunManifest) -> None:
+        manifest = manifest.model_copy(update={"updated": utc_now()})
+        write_json_atomic(self.path / MANIFEST, redact(manifest.model_dump(mode="json")))
+
+    def update_manifest(self, **changes: Any) -> RunManifest:
+        # validated, so a dict given for a nested field (totals={...}) becomes the record it should be
+        data = {**self.read_manifest().model_dump(), **changes}
+        manifest = RunManifest.model_validate(data)
+        self.write_manifest(manifest)
+        return manifest
+
+    # -- appending ---------------------------------------------------------------------------------------------
+    def append_conversation(self, conversation: Conversation) -> None:
+        self._conversations.append(conversation)
+
+    def append_rejection(self, rejection: Rejection) -> None:
+        self._rejections.append(rejection)
+
+    def append_score(self, score: Score) -> None:
+        self._evaluations.append(score)
+
+    def append_scores(self, scores: Iterable[Score]) -> None:
+        for score in scores:
+            self._evaluations.append(score)
+
+    # -- reading -----------------------------------------------------------------------------------------------
+    def conversations(self) -> ReadResult[Conversation]:
+        return read_jsonl(self.path / CONVERSATIONS, Conversation)
+
+    def rejections(self) -> ReadResult[Rejection]:
+        return read_jsonl(self.path / REJECTIONS, Rejection)
+
+    def scores(self) -> ReadResult[Score]:
+        return read_jsonl(self.path / EVALUATIONS, Score)
+
+    def finished_conversation_ids(self) -> set[str]:
+        """Ids already written: a resumed run skips these and never writes them twice."""
+        return {c.id for c in self.conversations().records}
+
+    @property
+    def report_path(self) -> Path:
+        return self.path / REPORT
+
+
+def list_runs(root: Path) -> list[RunStore]:
+    """Runs directly under ``root``, oldest first (run ids sort by creation time)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise StoreError(f"no runs folder at {root}")
+    return [RunStore(p) for p in sorted(root.iterdir()) if p.is_dir() and (p / MANIFEST).is_file()]

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from ragdive.errors import ConfigError, ModelOutputError
+from ragdive.models import Message, ScriptedModel, create_backend, get_model
+from ragdive.models.model import Model
+
+
+class Answer(BaseModel):
+    value: int
+
+
+async def test_queued_outputs_in_order_and_calls_recorded() -> None:
+    backend = ScriptedModel().enqueue("one", {"value": 2}, Answer(value=3))
+    model = Model(backend, role="judge")
+    msgs = [Message(role="user", content="hello there")]
+    assert (await model.generate(msgs)).text == "one"
+    assert (await model.generate(msgs, schema=Answer)).parsed == Answer(value=2)
+    assert (await model.generate(msgs, schema=Answer)).parsed == Answer(value=3)
+    assert len(backend.calls) == 3 and backend.calls[1].schema is Answer
+    assert "hello there" in backend.calls[0].text
+    with pytest.raises(RuntimeError, match="no scripted output left"):
+        await model.generate(msgs)
+
+
+async def test_responder_function_and_exceptions() -> None:
+    backend = ScriptedModel(responder=lambda messages: messages[-1].content.upper())
+    backend.enqueue(TimeoutError("slow"))
+    model = Model(backend)
+    with pytest.raises(TimeoutError):
+        await model.generate([Message(role="user", content="a")])
+    assert (await model.generate([Message(role="user", content="abc")])).text == "ABC"
+
+
+async def test_garbage_for_a_schema_is_a_typed_error_with_the_raw_text() -> None:
+    model = Model(ScriptedModel().enqueue("not json at all"))
+    with pytest.raises(ModelOutputError) as info:
+        await model.generate([Message(role="user", content="x")], schema=Answer)
+    assert info.value.raw == "not json at all"
+
+
+def test_registry_names_and_unknown_provider() -> None:
+    assert isinstance(create_backend("scripted/anything"), ScriptedModel)
+    assert get_model("scripted/x", role="user").role == "user"
+    with pytest.raises(ConfigError, match="unknown model provider 'nope'.*scripted"):
+        create_backend("nope/model")
+    with pytest.raises(ConfigError, match="provider/model"):
+        create_backend("justaname")

@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragdive.errors import StoreError
+from ragdive.records import FailedCheck, Rejection, RunManifest, Score
+from ragdive.redaction import MASK, redact
+from ragdive.store import RunStore, list_runs, new_run_id
+
+from .factories import make_conversation, make_draft
+
+
+def test_records_round_trip_through_the_store(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, config={"seed": 1}, seed=1)
+    conv = make_conversation("c1", turns=3)
+    store.append_conversation(conv)
+    rej = Rejection(
+        conversation_id="c1",
+        turn_index=1,
+        attempt=1,
+        categories=[FailedCheck.NOT_STANDALONE],
+        reason="refers to 'it'",
+        draft=make_draft(1),
+    )
+    store.append_rejection(rej)
+    score = Score(conversation_id="c1", turn_index=0, metric="faithfulness", value=0.5, reason="1 of 2")
+    unscored = Score.unscored(conversation_id="c1", metric="correctness", reason="judge returned garbage")
+    store.append_scores([score, unscored])
+
+    again = RunStore.open(store.path)
+    assert again.conversations().records == [conv]
+    assert again.rejections().records == [rej]
+    assert again.scores().records == [score, unscored]
+    assert again.scores().records[1].value is None
+    assert again.finished_conversation_ids() == {"c1"}
+    manifest = again.read_manifest()
+    assert manifest.run_id == store.path.name
+    assert manifest.schema_version == 1
+
+
+def test_a_torn_last_line_is_skipped_and_reported(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path)
+    store.append_conversation(make_conversation("c1"))
+    store.append_conversation(make_conversation("c2"))
+    path = store.path / "conversations.jsonl"
+    whole = path.read_bytes()
+    # simulate a kill in the middle of writing a third record
+    path.write_bytes(whole + make_conversation("c3").model_dump_json().encode()[:40])
+
+    result = store.conversations()
+    assert [c.id for c in result.records] == ["c1", "c2"]
+    assert result.torn_lines == [3]
+    assert "line 3" in result.problems[0]
+
+    # the next append starts on a fresh line: nothing readable is lost
+    store.append_conversation(make_conversation("c4"))
+    result = store.conversations()
+    assert [c.id for c in result.records] == ["c1", "c2", "c4"]
+    assert result.torn_lines == [3]
+
+
+def test_valid_json_that_is_not_a_record_is_corruption(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path)
+    (store.path / "evaluations.jsonl").write_text('{"metric": "x"}\n')
+    with pytest.raises(StoreError, match="line 1"):
+        store.scores()
+
+
+def test_secrets_are_redacted_at_any_depth_before_writing(tmp_path: Path) -> None:
+    config = {
+        "models": {"judge": {"model": "openai/gpt", "api_key": "sk-live-123", "params": {"max_tokens": 5}}},
+        "target": {"headers": {"Authorization": "Bearer abc", "X-Trace": "t"}},
+        "deep": [{"inner": {"client_secret": "s", "password": "p", "access_token": "tok"}}],
+    }
+    store = RunStore.create(tmp_path, config=config)
+    text = (store.path / "manifest.json").read_text()
+    for secret in ("sk-live-123", "Bearer abc", '"s"', '"p"', '"tok"'):
+        assert secret not in text
+    written = json.loads(text)["config"]
+    assert written["models"]["judge"]["api_key"] == MASK
+    assert written["models"]["judge"]["params"]["max_tokens"] == 5  # a token count is not a secret
+    assert written["target"]["headers"]["X-Trace"] == "t"
+    assert written["deep"][0]["inner"] == {"client_secret": MASK, "password": MASK, "access_token": MASK}
+
+
+def test_redaction_of_records_written_as_jsonl(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path)
+    score = Score(conversation_id="c", metric="m", value=1.0, details={"request": {"headers": {"api-key": "zzz"}}})
+    store.append_score(score)
+    assert "zzz" not in (store.path / "evaluations.jsonl").read_text()
+    assert redact({"a": None, "token": ""}) == {"a": None, "token": ""}
+
+
+def test_manifest_updates_are_atomic_and_leave_no_temp_files(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path)
+    for n in range(5):
+        store.update_manifest(status="running", totals={"conversations": n})
+    manifest = store.read_manifest()
+    assert manifest.status == "running"
+    assert sorted(p.name for p in store.path.iterdir()) == ["manifest.json"]
+    assert manifest.updated >= manifest.created
+
+
+def test_run_ids_sort_by_creation_and_are_unique(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    ids = [new_run_id(t0 + timedelta(seconds=s)) for s in (0, 1, 61, 3600)]
+    assert ids == sorted(ids)
+    assert len({new_run_id(t0) for _ in range(50)}) == 50
+
+
+def test_list_runs_and_errors(tmp_path: Path) -> None:
+    a = RunStore.create(tmp_path, run_id="20260101-000000-aaaaaa")
+    b = RunStore.create(tmp_path, run_id="20260102-000000-bbbbbb")
+    (tmp_path / "not-a-run").mkdir()
+    assert [s.path for s in list_runs(tmp_path)] == [a.path, b.path]
+    with pytest.raises(StoreError, match="no runs folder"):
+        list_runs(tmp_path / "missing")
+    with pytest.raises(StoreError, match="not a ragdive run"):
+        RunStore.open(tmp_path / "not-a-run")
+    with pytest.raises(StoreError, match="already exists"):
+        RunStore.create(tmp_path, run_id="20260101-000000-aaaaaa")
+
+
+def test_score_is_value_xor_unscored() -> None:
+    with pytest.raises(ValueError):
+        Score(conversation_id="c", metric="m")
+    with pytest.raises(ValueError):
+        Score(conversation_id="c", metric="m", value=0.0, unscored_reason="x")
+    assert RunManifest(run_id="x").totals.cost_usd is None  # unknown cost is not 0
