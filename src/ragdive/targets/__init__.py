@@ -1,5 +1,7 @@
 """Adapters for the RAG system under test, and the reference RAG system."""
 
 from .base import DialogueState, Target
+from .factory import build_target
+from .python_callable import PythonTarget, coerce_reply
 
-__all__ = ["DialogueState", "Target"]
+__all__ = ["DialogueState", "PythonTarget", "Target", "build_target", "coerce_reply"]
