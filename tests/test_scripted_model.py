@@ -48,3 +48,22 @@ def test_registry_names_and_unknown_provider() -> None:
         create_backend("nope/model")
     with pytest.raises(ConfigError, match="provider/model"):
         create_backend("justaname")
+
+
+def test_role_overrides_and_bindings() -> None:
+    from ragdive.config import ModelsConfig
+    from ragdive.models import apply_model_overrides, models_for_roles
+
+    cfg = ModelsConfig(judge="scripted/j")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="no model for role 'user'"):
+        models_for_roles(cfg, ["user"])
+    cfg = apply_model_overrides(cfg, ["scripted/all", "judge=scripted/judge"])
+    bound = models_for_roles(cfg, ["user", "validator", "judge", "target"])
+    assert {r: m.name for r, m in bound.items()} == {
+        "user": "scripted/all",
+        "validator": "scripted/all",
+        "judge": "scripted/judge",
+        "target": "scripted/all",
+    }
+    with pytest.raises(ConfigError, match="unknown role 'jduge'"):
+        apply_model_overrides(cfg, ["jduge=scripted/x"])

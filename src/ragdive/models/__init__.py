@@ -3,6 +3,7 @@
 from .base import Completion, GenerateParams, Message, ModelBackend
 from .model import Model, get_model, parse_structured
 from .registry import create_backend, known_providers, register_backend
+from .roles import apply_model_overrides, models_for_roles
 from .scripted import ScriptedModel
 
 __all__ = [
@@ -12,9 +13,11 @@ __all__ = [
     "Model",
     "ModelBackend",
     "ScriptedModel",
+    "apply_model_overrides",
     "create_backend",
     "get_model",
     "known_providers",
+    "models_for_roles",
     "parse_structured",
     "register_backend",
 ]
