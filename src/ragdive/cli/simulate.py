@@ -16,7 +16,7 @@ from ..records import Conversation, Rejection, Totals, Turn
 from ..simulation import RunObserver, prepare_run, run_simulation
 
 # progress goes to stderr; stdout carries the run directory, so `run=$(ragdive simulate x.yaml)` works
-console = Console(stderr=True, highlight=False)
+console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
 EXIT_BUDGET = 3
 
 
@@ -81,7 +81,7 @@ def simulate_cmd(
     progress = Progress(
         SpinnerColumn(),
         TextColumn("[bold]{task.description}"),
-        BarColumn(),
+        BarColumn(bar_width=24),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TextColumn("{task.fields[stats]}"),
