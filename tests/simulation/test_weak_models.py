@@ -86,7 +86,7 @@ async def test_weak_output_never_crashes_a_run(tmp_path: Path, on_exhausted: str
     assert store.rejections().records
     # unreadable drafts were counted as failed attempts: on kept turns, or in the reason a conversation ended
     assert any(t.generation_errors for t in turns) or any(
-        "no readable draft" in (c.end_reason or "") for c in conversations
+        "unreadable draft" in (c.end_reason or "") for c in conversations
     )
     for turn in turns:
         assert len(turn.attempts) + len(turn.generation_errors) <= 3

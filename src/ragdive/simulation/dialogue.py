@@ -203,11 +203,14 @@ async def _draft_turn(
 
 
 def _exhausted_reason(turn_index: int, outcome: _TurnOutcome) -> str:
+    """Why the turn was given up, including the unreadable drafts (they are not kept anywhere else)."""
     where = f"turn {turn_index + 1}"
+    errors = outcome.generation_errors
+    unreadable = f"{len(errors)} unreadable draft(s), last: {errors[-1]}" if errors else ""
     if not outcome.attempts:
-        last = outcome.generation_errors[-1] if outcome.generation_errors else "no attempt"
-        return f"{where}: no readable draft in {len(outcome.generation_errors)} attempt(s) (last: {last})"
-    return f"{where}: the validator rejected every draft ({len(outcome.attempts)} checked) and on_exhausted is end"
+        return f"{where}: no readable draft ({unreadable or 'no attempt'})"
+    reason = f"{where}: the validator rejected every draft ({len(outcome.attempts)} checked) and on_exhausted is end"
+    return f"{reason}; {unreadable}" if unreadable else reason
 
 
 def _add_usage(usage: dict[str, Usage], role: str, more: Usage) -> None:
