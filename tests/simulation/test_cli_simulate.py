@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ragdive.cli.main import main
+from ragdive.errors import BudgetExceeded
 from ragdive.models import ScriptedModel, register_backend
 from ragdive.models import registry as model_registry
 from ragdive.store import RunStore
@@ -40,6 +41,16 @@ def simtest_backend(name: str, **options: object) -> ScriptedModel:
         return ScriptedModel(
             name, responder=lambda m: {"reason": "no", "failed_checks": ["wrong_type"], "valid": False}
         )
+    if kind == "budget":  # the model layer raises BudgetExceeded once the run's cap is reached
+        calls = {"n": 0}
+
+        def spend(messages: list[object], schema: object) -> object:
+            calls["n"] += 1
+            if calls["n"] > 5:
+                raise BudgetExceeded("budget of 1000 tokens spent")
+            return good_draft(messages)  # type: ignore[arg-type]
+
+        return ScriptedModel(name, responder=spend)
     raise ValueError(name)
 
 
@@ -104,6 +115,20 @@ def test_simulate_end_to_end(tmp_path: Path, simtest: None, capsys: pytest.Captu
     assert new.turns[0].validator_overruled and len(new.turns[0].attempts) == 3
     assert {r.conversation_id for r in store.rejections().records} == {new.id}
     assert store.read_manifest().totals.rejections == 6
+
+
+def test_a_spent_budget_exits_3_with_finished_work_kept(
+    tmp_path: Path, simtest: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_setup(tmp_path, concurrency=1)
+    assert main(["simulate", str(config), "--model", "user=simtest/budget"]) == 3
+    captured = capsys.readouterr()
+    store = RunStore.open(Path(captured.out.strip().splitlines()[-1]))
+    manifest = store.read_manifest()
+    assert manifest.status == "budget_exceeded" and "budget of 1000 tokens spent" in manifest.error
+    assert "--resume" in captured.err
+    # 5 drafts = 2 whole conversations of 2 turns; the third was in flight and is not written
+    assert [len(c.turns) for c in store.conversations().records] == [2, 2] == [2] * manifest.totals.conversations
 
 
 def test_user_errors_are_one_line(tmp_path: Path, simtest: None, capsys: pytest.CaptureFixture[str]) -> None:
