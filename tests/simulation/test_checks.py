@@ -34,6 +34,8 @@ def test_evidence_found_despite_small_differences(quote: str) -> None:
     [
         "The Normans founded Paris in the year 900 with great ceremony",  # invented sentence
         "Normans were Vikings",  # short: must match exactly
+        "no",  # a piece of a word ("Normans", "Norway") is not a quote
+        "rmans were the peop",
         "They were descended from Saxon farmers and monks from England",  # same frame, other facts
         "",
     ],

@@ -181,3 +181,24 @@ async def test_other_errors_are_recorded_on_the_conversation() -> None:
     conv = result.conversation
     assert conv.status == "error" and conv.error == "ModelError: provider down after retries"
     assert len(conv.turns) == 1 and conv.turns[0].answer  # the finished turn is kept
+
+
+async def test_a_draft_that_is_blank_after_stripping_is_rejected_and_replayed() -> None:
+    def blank(messages, schema):  # type: ignore[no-untyped-def]
+        return {**good_draft(messages), "rag_input": "   ", "standalone_question": " "}
+
+    user, user_calls = user_model(blank)
+    validator, validator_calls = validator_model()
+    result = await simulate(user, validator, max_attempts=2, on_exhausted="end")
+    assert result.rejections[0].categories == ["question_inconsistent"] and validator_calls.calls == []
+    assert '"rag_input": ""' in user_calls.calls[1].messages[-2].content
+    assert result.conversation.status == "ended_early"
+
+
+async def test_the_draft_schema_asks_for_evidence_except_in_probes() -> None:
+    user, user_calls = user_model()
+    validator, _ = validator_model()
+    await simulate(user, validator, max_turns=2, unanswerable_rate=1.0)
+    first, probe = (call.schema.model_json_schema() for call in (user_calls.calls[0], user_calls.calls[-1]))
+    assert first["properties"]["evidence"]["minItems"] == 1
+    assert "minItems" not in probe["properties"]["evidence"]

@@ -68,7 +68,8 @@ class DocumentIndex:
 
     @cached_property
     def texts(self) -> list[str]:
-        return [normalise(d.text) for d in self.documents]
+        # padded with spaces so that a quote only matches whole words ("no" is not found in "northern")
+        return [f" {normalise(d.text)} " for d in self.documents]
 
     @cached_property
     def words(self) -> list[list[str]]:
@@ -88,7 +89,7 @@ class DocumentIndex:
         q = normalise(quote)
         if not q:
             return False
-        if any(q in text for text in self.texts):
+        if any(f" {q} " in text for text in self.texts):
             return True
         q_words = q.split()
         if len(q_words) < FUZZY_MIN_WORDS or threshold >= 1.0:

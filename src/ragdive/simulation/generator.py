@@ -7,6 +7,7 @@ asked for; unreadable output gets its own short repair message.
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,10 +28,11 @@ class DraftOutput(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     question_type: QuestionTypeName
-    evidence: list[str] = Field(default_factory=list, max_length=5)
-    ground_truth: str
-    standalone_question: str
-    rag_input: str
+    evidence: list[str] = Field(min_length=1, max_length=5)
+    """At least one quote: a grammar-constrained model cannot skip it (an answerable turn needs evidence)."""
+    ground_truth: str = Field(min_length=1)
+    standalone_question: str = Field(min_length=1)
+    rag_input: str = Field(min_length=1)
     refers_to_turn: int | None = None
     """1-based turn number as shown to the model (converted to the 0-based Turn index)."""
 
@@ -47,12 +49,19 @@ class DraftOutput(BaseModel):
         )
 
 
+class ProbeDraftOutput(DraftOutput):
+    """An unanswerable probe: there is nothing to quote."""
+
+    evidence: list[str] = Field(default_factory=list, max_length=5)
+
+
 def draft_as_output_json(draft: TurnDraft) -> str:
-    """A draft as the model wrote it (1-based refers_to_turn), to replay it in the redraft chat."""
-    data = draft.model_dump(include=set(DraftOutput.model_fields))
+    """A draft as the model wrote it (field order, 1-based refers_to_turn), to replay it in the redraft chat. Not
+    re-validated: a rejected draft may well break the schema's rules (an empty field after stripping)."""
+    data = draft.model_dump(mode="json")
     if data.get("refers_to_turn") is not None:
         data["refers_to_turn"] += 1
-    return DraftOutput.model_validate(data).model_dump_json(indent=1)
+    return json.dumps({name: data.get(name) for name in DraftOutput.model_fields}, ensure_ascii=False, indent=1)
 
 
 class Generator:
@@ -91,7 +100,9 @@ class Generator:
         """One draft. Raises ModelOutputError when the model's answer is not a readable draft (the dialogue
         counts that as a failed attempt)."""
         completion = await self.model.generate(
-            messages, schema=DraftOutput, params=GenerateParams(seed=seed) if seed is not None else None
+            messages,
+            schema=ProbeDraftOutput if probe else DraftOutput,
+            params=GenerateParams(seed=seed) if seed is not None else None,
         )
         output: DraftOutput = completion.parsed
         return output.to_draft(unanswerable=probe), completion.usage
