@@ -65,7 +65,7 @@ def simtest() -> Iterator[None]:
     model_registry._registered.pop("simtest", None)
 
 
-def write_setup(tmp_path: Path, **simulation: object) -> Path:
+def write_setup(tmp_path: Path, corpus_options: str = "", **simulation: object) -> Path:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for doc in DOCS:
@@ -76,7 +76,7 @@ def write_setup(tmp_path: Path, **simulation: object) -> Path:
         "name: cli-test\nseed: 3\n"
         f"output_dir: {tmp_path / 'runs'}\n"
         "models: {user: simtest/user, validator: simtest/validator}\n"
-        f"corpus: {{path: {corpus}}}\n"
+        f"corpus: {{path: {corpus}{corpus_options}}}\n"
         f"simulation: {sim}\n".replace("'", "")
         + "target: {type: python, callable: tests.simulation.test_cli_simulate:answer}\n"
     )
@@ -129,6 +129,21 @@ def test_a_spent_budget_exits_3_with_finished_work_kept(
     assert "--resume" in captured.err
     # 5 drafts = 2 whole conversations of 2 turns; the third was in flight and is not written
     assert [len(c.turns) for c in store.conversations().records] == [2, 2] == [2] * manifest.totals.conversations
+
+
+def test_related_sampling_gives_each_conversation_both_documents(
+    tmp_path: Path, simtest: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_setup(tmp_path, ", sampling: related, group_size: 2", max_document_chars=200)
+    assert main(["simulate", str(config), "--conversations", "2", "--max-turns", "3"]) == 0
+    store = RunStore.open(Path(capsys.readouterr().out.strip().splitlines()[-1]))
+    conversations = store.conversations().records
+    assert [sorted(c.document_ids) for c in conversations] == [["bridge", "harbour"]] * 2
+    # documents were cut to 200 characters before the models saw them: the scripted user quotes the third
+    # "sentence" of what it was shown, which for the harbour document is cut mid-word
+    quotes = {q for c in conversations for t in c.turns for q in t.evidence}
+    assert "The lighthouse at its entrance is painted red and wh." in quotes
+    assert not any("red and white" in q for q in quotes)
 
 
 def test_user_errors_are_one_line(tmp_path: Path, simtest: None, capsys: pytest.CaptureFixture[str]) -> None:
