@@ -108,7 +108,8 @@ def test_simulate_end_to_end(tmp_path: Path, simtest: None, capsys: pytest.Captu
     # --model rebinds a role; --resume adds the missing conversations to the same run and skips the rest
     assert main(["simulate", str(config), "--resume", str(run_dir), "--model", "validator=simtest/strict"]) == 0
     captured = capsys.readouterr()
-    assert "rejections (wrong_type" not in captured.out  # progress stays on stderr
+    assert "turns 8 | rejections 6 (wrong_type 6)" in captured.err  # progress, rejections by category
+    assert "wrong_type" not in captured.out  # progress stays on stderr
     conversations = store.conversations().records
     assert sorted(c.index for c in conversations) == [0, 1, 2, 3]
     [new] = [c for c in conversations if c.index == 3]

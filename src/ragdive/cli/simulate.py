@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from ..config import load_config
+from ..config import ExperimentConfig, load_config
 from ..models import apply_model_overrides
 from ..records import Conversation, Rejection, Totals, Turn
 from ..simulation import RunObserver, prepare_run, run_simulation
@@ -31,7 +31,9 @@ class ProgressObserver(RunObserver):
         self.rejections = 0
         self.totals = Totals()
 
-    def started(self, total: int, already_done: int) -> None:
+    def started(self, total: int, already_done: int, totals: Totals) -> None:
+        # a resumed run starts from what is already on disk (rejection categories: counted from now on)
+        self.totals, self.turns, self.rejections = totals, totals.turns, totals.rejections
         self.progress.update(self.task, total=total, completed=already_done)
         self._refresh()
 
@@ -41,7 +43,8 @@ class ProgressObserver(RunObserver):
 
     def rejection(self, rejection: Rejection) -> None:
         self.rejections += 1
-        self.categories.update(str(c) for c in rejection.categories or ["uncategorised"])
+        names = [str(c) for c in rejection.categories] or ["uncategorised"]
+        self.categories.update(names)
         self._refresh()
 
     def conversation(self, conversation: Conversation, totals: Totals) -> None:
@@ -72,7 +75,7 @@ def simulate_cmd(
     max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Turns per conversation."),
 ) -> None:
     """Simulate conversations with the target and write them to a run directory (printed at the end)."""
-    experiment = load_config(config)
+    experiment: ExperimentConfig = load_config(config)
     if model:
         experiment.models = apply_model_overrides(experiment.models, model)
     changes = {"conversations": conversations, "max_turns": max_turns}

@@ -59,7 +59,8 @@ def plan_conversations(
 class RunObserver(Observer):
     """Observer of a whole run: also told when the run starts and when a conversation is written."""
 
-    def started(self, total: int, already_done: int) -> None: ...
+    def started(self, total: int, already_done: int, totals: Totals) -> None:
+        """``totals`` holds what a resumed run had already written."""
 
     def conversation(self, conversation: Conversation, totals: Totals) -> None: ...
 
@@ -101,7 +102,7 @@ class SimulationRunner:
         done = self._load_totals()
         todo = [p for p in self.plans if p.id not in done]
         self.store.update_manifest(status="running", error=None, totals=self.totals)
-        self.observer.started(len(self.plans), len(self.plans) - len(todo))
+        self.observer.started(len(self.plans), len(self.plans) - len(todo), self.totals.model_copy())
         queue = iter(todo)
         try:
             async with asyncio.TaskGroup() as group:
