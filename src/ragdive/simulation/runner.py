@@ -115,9 +115,15 @@ class SimulationRunner:
             first = _first(group_error, BaseException)
             self._finish("failed", f"{type(first).__name__}: {first}")
             raise first from group_error  # type: ignore[misc]
-        except (asyncio.CancelledError, KeyboardInterrupt):
+        except asyncio.CancelledError:
             self._finish("interrupted", None)
             raise
+        except KeyboardInterrupt as exc:
+            # A KeyboardInterrupt inside a conversation has already left the event loop (asyncio re-raises it
+            # from the task that got it); the TaskGroup hands it to us again while asyncio.run cancels
+            # everything. End this task as cancelled: raising it twice only leaves an unretrieved-task warning.
+            self._finish("interrupted", None)
+            raise asyncio.CancelledError from exc
         return self._finish("finished", None)
 
     async def _worker(self, queue: Iterator[ConversationPlan]) -> None:
