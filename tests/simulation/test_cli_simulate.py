@@ -158,6 +158,7 @@ def test_user_errors_are_one_line(tmp_path: Path, simtest: None, capsys: pytest.
     config = write_setup(tmp_path / "b")
     assert main(["simulate", str(config), "--model", "user=nosuch/model"]) == 2
     assert "unknown model provider 'nosuch'" in capsys.readouterr().err
+    assert not (tmp_path / "b" / "runs").exists()
 
     run = RunStore.create(tmp_path / "runs2", seed=99)
     assert main(["simulate", str(config), "--resume", str(run.path)]) == 2

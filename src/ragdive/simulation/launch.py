@@ -61,13 +61,8 @@ def prepare_run(
     sampler = SeedSampler(documents, seed=config.seed, mode=config.corpus.sampling, group_size=config.corpus.group_size)
     plans = plan_conversations(sim.conversations, run_seed=config.seed, personas=personas, sampler=sampler)
 
-    models = models_for_roles(config.models, ["user", "validator"])
-    if config.models.for_role("target") is not None:
-        models.update(models_for_roles(config.models, ["target"]))
-    target = build_target(config.target, corpus=config.corpus.path, model=models.get("target"))
-
-    if resume is not None:
-        store = RunStore.open(resume)
+    store = RunStore.open(resume) if resume is not None else None
+    if store is not None:
         manifest = store.read_manifest()
         if manifest.kind != "dynamic":
             raise ConfigError(f"{resume} is a {manifest.kind} run; only simulated runs can be resumed by simulate")
@@ -76,7 +71,14 @@ def prepare_run(
                 f"{resume} was run with seed {manifest.seed} but the config has seed {config.seed}: "
                 "conversation ids would not match; use the run's seed to resume it"
             )
-    else:
+
+    # models and target last among the checks: an embedded model is expensive to load for nothing
+    models = models_for_roles(config.models, ["user", "validator"])
+    if config.models.for_role("target") is not None:
+        models.update(models_for_roles(config.models, ["target"]))
+    target = build_target(config.target, corpus=config.corpus.path, model=models.get("target"))
+
+    if store is None:  # created only now, so a config mistake leaves no empty run behind
         store = RunStore.create(
             Path(output or config.output_dir),
             config=config.model_dump(mode="json"),
