@@ -36,9 +36,8 @@ def schema_text(schema: type[BaseModel]) -> str:
 
 def schema_instruction(schema: type[BaseModel]) -> str:
     """A prompt line for servers without native structured output (also satisfies JSON mode's "say JSON")."""
-    return (
-        "Reply with only a JSON object (no prose, no code fence) that matches this JSON schema:\n"
-        + json.dumps(schema_json(schema), separators=(",", ":"))
+    return "Reply with only a JSON object (no prose, no code fence) that matches this JSON schema:\n" + json.dumps(
+        schema_json(schema), separators=(",", ":")
     )
 
 

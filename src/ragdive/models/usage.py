@@ -69,9 +69,7 @@ class UsageLine:
 
     @property
     def usage(self) -> Usage:
-        return Usage(
-            prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, cost_usd=self.cost_usd
-        )
+        return Usage(prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, cost_usd=self.cost_usd)
 
 
 class UsageLedger:
