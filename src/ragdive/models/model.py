@@ -171,12 +171,14 @@ class Model:
             return second
 
     def _gave_up(self, error: BaseException, attempts: int) -> ModelError:
-        if isinstance(error, TimeoutError) and not isinstance(error, ModelError):
-            reason = f"no answer within timeout_s={self.spec.timeout_s:g}"
+        if isinstance(error, ModelError):
+            reason = str(error)  # already names the model
+        elif isinstance(error, TimeoutError):
+            reason = f"{self.name}: no answer within timeout_s={self.spec.timeout_s:g}"
         else:
-            reason = str(error) or type(error).__name__
+            reason = f"{self.name}: {error or type(error).__name__}"
         return ModelError(
-            f"{self.name}: failed after {attempts} attempts: {reason}",
+            f"{reason} (gave up after {attempts} attempts)",
             provider=self.provider,
             model=self.name,
             status=getattr(error, "status", None),

@@ -204,4 +204,5 @@ def _server_message(exc: openai.APIStatusError) -> str:
         text = str(message if message is not None else body)
     else:
         text = str(body or exc.message)
+    text = " ".join(text.split())  # servers put tracebacks in here; an error is shown as one line
     return text if len(text) <= 300 else text[:297] + "..."
