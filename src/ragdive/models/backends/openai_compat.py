@@ -15,7 +15,9 @@ the status, whether a retry may help, and the server's Retry-After.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import weakref
 from typing import Any
 
 from pydantic import BaseModel
@@ -64,7 +66,25 @@ class OpenAIBackend(ModelBackend):
         if structured != "auto" and structured not in MODES:
             raise ConfigError(f"{name}: options.structured must be auto or one of {', '.join(MODES)}")
         self._modes = list(MODES) if structured == "auto" else [structured]
-        self._client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
+        self._key = key
+        # An HTTP client's connections belong to one event loop; a Model may be used from several (tests, a CLI
+        # calling asyncio.run twice), so keep one client per loop. Passing our own httpx client also avoids the
+        # SDK wrapper's __del__, which schedules a close on whatever loop is running at GC time.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = openai.AsyncOpenAI(
+                api_key=self._key,
+                base_url=self.base_url,
+                max_retries=0,
+                http_client=openai.DefaultAsyncHttpxClient(),
+            )
+        return client
 
     @property
     def structured_mode(self) -> str:
@@ -93,7 +113,7 @@ class OpenAIBackend(ModelBackend):
 
     async def _send(self, messages: list[dict[str, str]], request: dict[str, Any]) -> Completion:
         try:
-            response = await self._client.chat.completions.create(model=self.model_id, messages=messages, **request)  # type: ignore[call-overload]
+            response = await self._client().chat.completions.create(model=self.model_id, messages=messages, **request)  # type: ignore[call-overload]
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from exc
         except openai.APITimeoutError as exc:
@@ -151,7 +171,9 @@ class OpenAIBackend(ModelBackend):
         )
 
     async def aclose(self) -> None:
-        await self._client.close()
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
 
 
 def _wire(messages: list[Message]) -> list[dict[str, str]]:
