@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,17 @@ async def test_every_fault_is_retried_and_nothing_is_lost(stub: StubServer) -> N
     # every attempt's tokens count only once there is an answer: the ledger saw exactly one successful call
     (line,) = model.context.ledger.lines()
     assert line.calls == 1
+
+
+async def test_concurrent_calls_through_faults_all_get_their_own_answer(stub: StubServer) -> None:
+    faults = [Fault.rate_limited(0.05), Fault.error(500), Fault.garbage(), Fault.error(502), Fault.hang(10)] * 2
+    stub.plan(*faults)
+    model = stub_model(stub, timeout_s=0.5, max_retries=6, max_concurrency=8)
+    questions = [f"question number {i}" for i in range(24)]
+    answers = await asyncio.gather(*(model.generate([Message(role="user", content=q)]) for q in questions))
+    assert [a.text for a in answers] == [f"stub answer to: {q}" for q in questions]
+    assert stub.request_count == len(questions) + len(faults)  # each fault cost exactly one extra request
+    assert model.context.ledger.lines()[0].calls == len(questions)
 
 
 async def test_invalid_json_content_gets_one_corrective_retry(stub: StubServer) -> None:

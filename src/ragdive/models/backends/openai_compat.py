@@ -113,7 +113,8 @@ class OpenAIBackend(ModelBackend):
 
     async def _send(self, messages: list[dict[str, str]], request: dict[str, Any]) -> Completion:
         try:
-            response = await self._client().chat.completions.create(model=self.model_id, messages=messages, **request)  # type: ignore[call-overload]
+            create: Any = self._client().chat.completions.create  # the SDK's overloads don't fit a kwargs dict
+            response = await create(model=self.model_id, messages=messages, **request)
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from exc
         except openai.APITimeoutError as exc:
