@@ -60,3 +60,8 @@ async def test_still_wrong_after_the_retry_raises_with_the_last_raw_text() -> No
         await Model(backend).generate(MSGS, schema=Capital)
     assert info.value.raw == "Definitely Paris!"
     assert len(backend.calls) == 2
+
+
+async def test_scripted_double_explains_the_corrective_retry_when_its_queue_runs_out() -> None:
+    with pytest.raises(RuntimeError, match="one corrective retry, so enqueue a second output"):
+        await Model(ScriptedModel().enqueue("garbage")).generate(MSGS, schema=Capital)

@@ -46,8 +46,7 @@ class Model:
         self.retry = RetryPolicy(max_retries=self.spec.max_retries, backoff_s=self.spec.backoff_s)
         self.price = price_for(self.spec)
         self._base_params = GenerateParams(**self.spec.params)
-        provider, _, model = self.name.partition("/")
-        self.provider = provider
+        self.provider = self.name.partition("/")[0]
 
     @property
     def name(self) -> str:
