@@ -62,7 +62,7 @@ async def test_every_fault_is_retried_and_nothing_is_lost(stub: StubServer) -> N
     assert kinds == ["status", "status", "hang", "garbage", "status", "ok"]
     waited_after_429 = stub.requests[1].at - stub.requests[0].at
     assert waited_after_429 >= 0.3  # Retry-After honoured
-    assert stub.requests[3].at - stub.requests[2].at >= 0.5  # the hung call was abandoned at the timeout
+    assert stub.requests[3].at - stub.requests[2].at >= 0.45  # the hung call was abandoned at the timeout (0.5 s)
     # every attempt's tokens count only once there is an answer: the ledger saw exactly one successful call
     (line,) = model.context.ledger.lines()
     assert line.calls == 1
