@@ -74,6 +74,7 @@ def write_setup(tmp_path: Path, corpus_options: str = "", **simulation: object) 
     config = tmp_path / "experiment.yaml"
     config.write_text(
         "name: cli-test\nseed: 3\n"
+        f"cache: {{dir: {tmp_path / 'cache'}}}\n"
         f"output_dir: {tmp_path / 'runs'}\n"
         "models: {user: simtest/user, validator: simtest/validator}\n"
         f"corpus: {{path: {corpus}{corpus_options}}}\n"

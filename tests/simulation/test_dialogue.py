@@ -88,24 +88,34 @@ async def test_a_question_naming_the_document_is_caught_without_calling_the_vali
 
 
 async def test_unreadable_drafts_are_failed_attempts_not_crashes() -> None:
+    # one unreadable answer is repaired by the model layer's corrective retry: not a failed attempt
     user, user_calls = user_model()
-    user_calls.enqueue("this is not json", {"rag_input": "missing fields"})
+    user_calls.enqueue("this is not json")
     validator, _ = validator_model()
     result = await simulate(user, validator, max_attempts=3)
+    assert result.conversation.turns[0].generation_errors == [] and len(user_calls.calls) == 2
+
+    # unreadable twice in a row (answer and corrective retry): a ModelOutputError, recorded as a failed attempt
+    user, user_calls = user_model()
+    user_calls.enqueue("this is not json", {"rag_input": "missing fields"})
+    result = await simulate(user, validator, max_attempts=3)
     turn = result.conversation.turns[0]
-    assert len(turn.generation_errors) == 2 and len(turn.attempts) == 1 and turn.attempts[0].verdict.valid
-    # the model saw its unreadable answer and was asked again for the JSON object
-    assert "this is not json" in user_calls.calls[1].text and "valid JSON object" in user_calls.calls[1].text
+    assert len(turn.generation_errors) == 1 and len(turn.attempts) == 1 and turn.attempts[0].verdict.valid
+    assert "DraftOutput" in turn.generation_errors[0]
+    # the generator saw its unreadable answer and was asked again for the JSON object
+    redraft = user_calls.calls[2]
+    assert "missing fields" in redraft.text and "valid JSON object" in redraft.text
 
     user, user_calls = user_model()
-    user_calls.enqueue("garbage", "garbage")
+    user_calls.enqueue(*["garbage"] * 4)
     result = await simulate(user, validator, max_attempts=2, on_exhausted="accept")
-    assert result.conversation.status == "ended_early" and "no readable draft" in result.conversation.end_reason
+    assert result.conversation.status == "ended_early"
+    assert "no readable draft (2 unreadable draft(s)" in result.conversation.end_reason
 
 
 async def test_an_unreadable_validator_answer_rejects_the_draft() -> None:
     user, _ = user_model()
-    validator, _ = validator_model("not a verdict")
+    validator, _ = validator_model("not a verdict", "still not a verdict")
     result = await simulate(user, validator, max_attempts=2)
     assert [a.verdict.valid for a in result.conversation.turns[0].attempts] == [False, True]
     assert "could not be read" in result.rejections[0].reason and result.rejections[0].categories == []

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from ragdive.config import BudgetConfig
 from ragdive.corpus.sampling import SeedSampler
 from ragdive.errors import BudgetExceeded
+from ragdive.models import Model, ModelContext, ScriptedModel
 from ragdive.records import TargetReply
 from ragdive.simulation import (
     DialogueSettings,
@@ -20,7 +22,7 @@ from ragdive.simulation import (
 from ragdive.store import RunStore
 from ragdive.targets import DialogueState, Target
 
-from .helpers import DOCS, user_model, validator_model
+from .helpers import DOCS, good_draft, user_model, validator_model
 
 MAX_TURNS = 3
 
@@ -197,3 +199,48 @@ def test_conversation_ids_and_seeds_are_deterministic() -> None:
     ]
     assert len({p.id for p in b}) == 30 and len({p.seed for p in b}) == 30
     assert not {p.id for p in a} & {p.id for p in c}
+
+
+def shared_models(max_tokens: int | None):  # type: ignore[no-untyped-def]
+    """User and validator sharing one model context with a real token budget, as in a configured run."""
+    context = ModelContext(budget=BudgetConfig(max_tokens=max_tokens))
+    user = Model(ScriptedModel("scripted/user", responder=good_draft), role="user", context=context)
+    validator = Model(
+        ScriptedModel("scripted/v", responder=lambda m: {"reason": "ok", "failed_checks": [], "valid": True}),
+        role="validator",
+        context=context,
+    )
+    return user, validator, context
+
+
+async def test_the_token_budget_caps_the_whole_run_across_resumes(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, seed=11)
+    user, validator, context = shared_models(max_tokens=30_000)
+    outcome = await make_runner(store, 50, SlowEchoTarget(), user=user, validator=validator).run()
+    manifest = store.read_manifest()
+    assert outcome.status == "budget_exceeded" == manifest.status and "30000" in manifest.error
+    written = manifest.totals.conversations
+    assert 0 < written < 50
+    check_store(store, written)
+    # the manifest counts every call the models made (the ledger), dropped conversations included
+    spent = manifest.totals.prompt_tokens + manifest.totals.completion_tokens
+    assert spent == context.ledger.total_tokens >= 30_000
+    assert manifest.totals.cost_usd is None  # scripted models have no price: unknown, not free
+
+    # resuming with the same budget: it is already spent, nothing new is written
+    user, validator, _ = shared_models(max_tokens=30_000)
+    outcome = await make_runner(RunStore.open(store.path), 50, SlowEchoTarget(), user=user, validator=validator).run()
+    assert outcome.status == "budget_exceeded" and store.read_manifest().totals.conversations == written
+
+    # with more budget the run completes, and the tokens of both sessions add up
+    user, validator, context = shared_models(max_tokens=None)
+    outcome = await make_runner(RunStore.open(store.path), 50, SlowEchoTarget(), user=user, validator=validator).run()
+    assert outcome.status == "finished"
+    check_store(store, 50)
+    totals = store.read_manifest().totals
+    this_session = context.ledger.total()
+    assert (
+        totals.prompt_tokens + totals.completion_tokens
+        == spent + this_session.prompt_tokens + this_session.completion_tokens
+    )
+    assert context.ledger.total_tokens == spent + this_session.prompt_tokens + this_session.completion_tokens

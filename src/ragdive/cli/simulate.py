@@ -73,6 +73,8 @@ def simulate_cmd(
     output: Path | None = typer.Option(None, "--output", help="Folder that receives the run directory."),
     conversations: int | None = typer.Option(None, "--conversations", min=1, help="Conversations to simulate."),
     max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Turns per conversation."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Call the models even for requests seen before."),
+    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Folder of the model-call cache."),
 ) -> None:
     """Simulate conversations with the target and write them to a run directory (printed at the end)."""
     experiment: ExperimentConfig = load_config(config)
@@ -92,7 +94,9 @@ def simulate_cmd(
         transient=False,
     )
     observer = ProgressObserver(progress)
-    prepared = prepare_run(experiment, resume=resume, output=output, observer=observer)
+    prepared = prepare_run(
+        experiment, resume=resume, output=output, observer=observer, no_cache=no_cache, cache_dir=cache_dir
+    )
     run_dir = prepared.store.path
     try:
         with progress:

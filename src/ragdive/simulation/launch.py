@@ -13,7 +13,7 @@ from ..config import ExperimentConfig
 from ..corpus import load_documents
 from ..corpus.sampling import SeedSampler
 from ..errors import ConfigError
-from ..models import Model, models_for_roles
+from ..models import Model, ModelContext, models_for_roles
 from ..store import RunStore
 from ..targets import Target, build_target
 from .dialogue import DialogueSettings
@@ -29,6 +29,7 @@ class PreparedRun:
     runner: SimulationRunner
     models: dict[str, Model] = field(default_factory=dict)
     target: Target | None = None
+    context: ModelContext | None = None
 
     async def execute(self) -> RunOutcome:
         """Run, then release the models and the target whatever happened."""
@@ -39,6 +40,8 @@ class PreparedRun:
                 await model.aclose()
             if self.target is not None:
                 await self.target.aclose()
+            if self.context is not None:
+                self.context.close()
 
 
 def prepare_run(
@@ -47,6 +50,8 @@ def prepare_run(
     resume: Path | None = None,
     output: Path | None = None,
     observer: RunObserver | None = None,
+    no_cache: bool = False,
+    cache_dir: str | Path | None = None,
 ) -> PreparedRun:
     """Check everything that can be checked before any model is called, then create (or reopen) the run."""
     if config.corpus is None:
@@ -73,9 +78,10 @@ def prepare_run(
             )
 
     # models and target last among the checks: an embedded model is expensive to load for nothing
-    models = models_for_roles(config.models, ["user", "validator"])
-    if config.models.for_role("target") is not None:
-        models.update(models_for_roles(config.models, ["target"]))
+    # one context for every role: a shared cache, usage ledger and budget
+    context = ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir)
+    roles = ["user", "validator"] + (["target"] if config.models.for_role("target") is not None else [])
+    models = models_for_roles(config.models, roles, context=context)
     target = build_target(config.target, corpus=config.corpus.path, model=models.get("target"))
 
     if store is None:  # created only now, so a config mistake leaves no empty run behind
@@ -105,7 +111,7 @@ def prepare_run(
         concurrency=sim.concurrency,
         observer=observer,
     )
-    return PreparedRun(store=store, runner=runner, models=models, target=target)
+    return PreparedRun(store=store, runner=runner, models=models, target=target, context=context)
 
 
 def run_simulation(prepared: PreparedRun) -> RunOutcome:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..corpus.sampling import SeedSampler, shared_terms
 from ..errors import BudgetExceeded
+from ..models import UsageLedger
 from ..records import Conversation, Persona, Rejection, Totals, Usage
 from ..store import RunStore
 from ..targets import Target
@@ -94,7 +95,10 @@ class SimulationRunner:
         self.concurrency = concurrency
         self.observer = observer or RunObserver()
         self.totals = Totals()
-        self._usages: list[Usage] = []
+        self._spent_before = Usage(cost_usd=0.0)
+        # one ledger per distinct model context (a real run shares one; tests may build separate models)
+        contexts = {id(m.context): m.context for m in (generator.model, validator.model)}
+        self.ledgers: list[UsageLedger] = [c.ledger for c in contexts.values()]
 
     async def run(self) -> RunOutcome:
         """Run every planned conversation not yet in the store. Returns how the run ended; re-raises
@@ -142,18 +146,30 @@ class SimulationRunner:
                 self.store.append_rejection(rejection)
             self.store.append_conversation(result.conversation)
             self._count(result.conversation, result.rejections)
+            self._refresh_spend()
             self.store.update_manifest(totals=self.totals)
             self.observer.conversation(result.conversation, self.totals)
 
     def _load_totals(self) -> set[str]:
-        """Totals of what a previous (resumed) run already wrote; returns the finished ids."""
+        """Counts of what a previous (resumed) session already wrote, and the tokens and cost it spent (from the
+        manifest: they include calls of conversations that were dropped). Returns the finished ids."""
         conversations = self.store.conversations().records
-        rejections = self.store.rejections().records
+        previous = self.store.read_manifest().totals
         self.totals = Totals()
-        self._usages = []
         for conversation in conversations:
             self._count(conversation, [])
-        self.totals.rejections = len(rejections)
+        self.totals.rejections = len(self.store.rejections().records)
+        spent_before = previous.prompt_tokens + previous.completion_tokens > 0
+        self._spent_before = Usage(
+            prompt_tokens=previous.prompt_tokens,
+            completion_tokens=previous.completion_tokens,
+            cost_usd=previous.cost_usd if spent_before else 0.0,
+        )
+        # the budget caps the whole run, not each session: what earlier sessions spent counts against it
+        if self.ledgers:
+            self.ledgers[0].total_tokens += self._spent_before.prompt_tokens + self._spent_before.completion_tokens
+            self.ledgers[0].known_cost_usd += self._spent_before.cost_usd or 0.0
+        self._refresh_spend()
         return {c.id for c in conversations}
 
     def _count(self, conversation: Conversation, rejections: list[Rejection]) -> None:
@@ -162,15 +178,19 @@ class SimulationRunner:
         t.turns += len(conversation.turns)
         t.rejections += len(rejections)
         t.errors += (conversation.status == "error") + sum(turn.error is not None for turn in conversation.turns)
-        for turn in conversation.turns:
-            for usage in turn.usage.values():
-                self._usages.append(usage)
-                t.prompt_tokens += usage.prompt_tokens
-                t.completion_tokens += usage.completion_tokens
-        known = self._usages and all(u.cost_usd is not None for u in self._usages)
-        t.cost_usd = sum(u.cost_usd or 0.0 for u in self._usages) if known else None
+
+    def _refresh_spend(self) -> None:
+        """Tokens and cost from the models' usage ledgers: every call, including failed drafts, corrective
+        retries and conversations that were dropped; cache hits cost nothing. Cost None = some price unknown."""
+        spent = self._spent_before
+        for ledger in self.ledgers:
+            spent = spent + ledger.total()
+        self.totals.prompt_tokens = spent.prompt_tokens
+        self.totals.completion_tokens = spent.completion_tokens
+        self.totals.cost_usd = spent.cost_usd
 
     def _finish(self, status: str, error: str | None) -> RunOutcome:
+        self._refresh_spend()
         self.store.update_manifest(status=status, error=error, totals=self.totals)
         return RunOutcome(status=status, totals=self.totals, error=error)
 
