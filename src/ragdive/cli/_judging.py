@@ -1,0 +1,82 @@
+"""What `evaluate` and `static` share: building the judge from config and --model, and the summary table."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from ..config import EvaluationConfig, ExperimentConfig, ModelsConfig, load_config, validate_config
+from ..errors import ConfigError
+from ..evaluation import Judge
+from ..evaluation.stats import RunScores, summarize_run
+from ..models import apply_model_overrides, models_for_roles
+from ..redaction import MASK
+
+# a pipe gets 160 columns, not rich's 80, so tables are not truncated in logs and tests
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _strip_masked(value: Any) -> Any:
+    """A manifest's config has its secrets masked; a masked key must not be sent to a provider as if real."""
+    if isinstance(value, dict):
+        return {k: _strip_masked(v) for k, v in value.items() if v != MASK}
+    return value
+
+
+def settings_for(
+    config_file: Path | None, manifest_config: dict[str, Any] | None
+) -> tuple[ModelsConfig, EvaluationConfig]:
+    """Models and evaluation settings: from --config when given, else the non-secret part of the run's manifest."""
+    if config_file is not None:
+        cfg = load_config(config_file)
+        return cfg.models, cfg.evaluation
+    data = manifest_config or {}
+    try:
+        models = validate_config(_strip_masked(data.get("models") or {}), ModelsConfig, source="run manifest")
+    except ConfigError:
+        models = ModelsConfig()
+    try:
+        evaluation = validate_config(data.get("evaluation") or {}, EvaluationConfig, source="run manifest")
+    except ConfigError:
+        evaluation = EvaluationConfig()
+    return models, evaluation
+
+
+def build_judge(models: ModelsConfig, overrides: list[str], concurrency: int) -> Judge:
+    models = apply_model_overrides(models, overrides)
+    if models.for_role("judge") is None:
+        raise ConfigError("no judge model: pass --model judge=provider/model or --config with models.judge")
+    return Judge(models_for_roles(models, ["judge"])["judge"], concurrency=concurrency)
+
+
+def parse_metrics(option: str | None, default: list[str]) -> list[str]:
+    if not option:
+        return list(default)
+    names = [m.strip() for m in option.split(",") if m.strip()]
+    if not names:
+        raise ConfigError("--metrics: name at least one metric")
+    return names
+
+
+def print_summary(run: RunScores, metrics: list[str] | None = None) -> None:
+    table = Table(title=f"{run.name}: per-metric summary", box=box.SIMPLE, pad_edge=False)
+    for name, justify in (("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right")):
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    table.add_column("unscored", justify="right", no_wrap=True)
+    table.add_column("most common unscored reason", overflow="fold")
+    for s in summarize_run(run, metrics):
+        ci = f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]" if s.ci else "-"
+        top = s.unscored_reasons.most_common(1)
+        reason = f"{top[0][0]} ({top[0][1]})" if top else ""
+        mean = f"{s.mean:.3f}" if s.mean is not None else "-"
+        table.add_row(s.metric, mean, ci, str(s.n_scored), str(s.n_unscored), reason)
+    console.print(table)
+
+
+def experiment(config_file: Path) -> ExperimentConfig:
+    return load_config(config_file)

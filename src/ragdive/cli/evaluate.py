@@ -1,0 +1,51 @@
+"""`ragdive evaluate RUN`: score a run's conversations with the judge; resumable; prints the summary table."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+
+from ..evaluation import Evaluator
+from ..evaluation.stats import RunScores
+from ..store import RunStore
+from ._judging import build_judge, console, parse_metrics, print_summary, settings_for
+
+
+def evaluate_cmd(
+    run: Path = typer.Argument(..., help="Run directory."),
+    model: list[str] = typer.Option([], "--model", help="Bind a role: judge=provider/model (repeatable)."),
+    config: Path | None = typer.Option(None, "--config", help="Experiment YAML for models and evaluation settings."),
+    metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated metric names (default: config)."),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Judge calls in flight."),
+) -> None:
+    """Score RUN: writes evaluations.jsonl (skipping items already scored), updates the manifest totals and prints
+    the per-metric summary. A judge failure is recorded as unscored with its reason, never as 0."""
+    store = RunStore.open(run)
+    manifest = store.read_manifest()
+    models, settings = settings_for(config, manifest.config)
+    names = parse_metrics(metrics, settings.metrics)
+    if settings.engine == "ragas":
+        from ..evaluation.ragas_adapter import RagasEvaluator
+
+        evaluator: Evaluator = RagasEvaluator.from_models(models, model, names, concurrency or settings.concurrency)
+    else:
+        judge = build_judge(models, model, concurrency or settings.concurrency)
+        evaluator = Evaluator(judge, names)
+    result = asyncio.run(_evaluate(evaluator, store))
+    console.print(
+        f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "
+        f"{result.judge_calls} judge calls",
+        markup=False,
+    )
+    for note in result.notes:
+        console.print(f"note: {note}", markup=False)
+    print_summary(RunScores.from_store(store), names)
+
+
+async def _evaluate(evaluator: Evaluator, store: RunStore):  # type: ignore[no-untyped-def]
+    try:
+        return await evaluator.evaluate_run(store)
+    finally:
+        await evaluator.judge.model.aclose()

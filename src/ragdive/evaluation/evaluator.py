@@ -1,0 +1,112 @@
+"""Score a run: every (conversation, turn, metric) not yet in evaluations.jsonl, concurrently, written as each
+finishes. A killed evaluation resumes where it stopped and never scores an item twice."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from ..records import Conversation, Score
+from ..store import RunStore
+from .judge import Judge
+from .metrics import ConversationMetric, TurnMetric, resolve_metrics
+
+ScoreKey = tuple[str, int | None, str]
+
+
+def score_key(score: Score) -> ScoreKey:
+    return (score.conversation_id, score.turn_index, score.metric)
+
+
+@dataclass
+class EvaluationResult:
+    """What one `evaluate` call did."""
+
+    written: int = 0
+    unscored: int = 0
+    skipped: int = 0
+    """Items already scored by an earlier call (resume)."""
+    judge_calls: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class Evaluator:
+    """Applies the chosen metrics with one judge. Judge concurrency is bounded inside the Judge."""
+
+    def __init__(self, judge: Judge, metrics: list[str]) -> None:
+        self.judge = judge
+        self.metric_names = list(metrics)
+        self.turn_metrics, self.conversation_metrics = resolve_metrics(self.metric_names)
+
+    def jobs(
+        self, conversations: list[Conversation], done: set[ScoreKey], *, multi_turn: bool = True
+    ) -> tuple[list[Callable[[], Awaitable[Score]]], int]:
+        """Pending scoring jobs and how many were skipped because they are already in the store."""
+        pending: list[Callable[[], Awaitable[Score]]] = []
+        skipped = 0
+        for conv in conversations:
+            for turn in conv.turns:
+                for tm in self.turn_metrics:
+                    if (conv.id, turn.index, tm.name) in done:
+                        skipped += 1
+                    else:
+                        pending.append(_turn_job(tm, self.judge, conv, turn.index))
+            for cm in self.conversation_metrics if multi_turn else []:
+                if (conv.id, None, cm.name) in done:
+                    skipped += 1
+                else:
+                    pending.append(_conversation_job(cm, self.judge, conv))
+        return pending, skipped
+
+    async def score_conversations(self, conversations: list[Conversation]) -> list[Score]:
+        """Score in memory (tests, benchmarks); `evaluate_run` is the one that writes."""
+        jobs, _ = self.jobs(conversations, set())
+        return list(await asyncio.gather(*(job() for job in jobs)))
+
+    async def evaluate_run(
+        self, store: RunStore, *, on_score: Callable[[Score], None] | None = None
+    ) -> EvaluationResult:
+        manifest = store.read_manifest()
+        result = EvaluationResult()
+        conversations = store.conversations().records
+        done = {score_key(s) for s in store.scores().records}
+        multi_turn = manifest.kind != "static"
+        if not multi_turn and self.conversation_metrics:
+            result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
+        jobs, result.skipped = self.jobs(conversations, done, multi_turn=multi_turn)
+        calls_before = self.judge.calls
+        try:
+            for finished in asyncio.as_completed([asyncio.ensure_future(job()) for job in jobs]):
+                score = await finished
+                store.append_score(score)  # one fsync'ed line per finished item: nothing finished is lost
+                result.written += 1
+                result.unscored += 0 if score.scored else 1
+                if on_score:
+                    on_score(score)
+        finally:
+            result.judge_calls = self.judge.calls - calls_before
+            update_score_totals(store, judge_model=self.judge.name if result.written else None)
+        return result
+
+
+def update_score_totals(store: RunStore, *, judge_model: str | None = None) -> None:
+    """Recount scores and unscored from evaluations.jsonl into the manifest totals."""
+    scores = store.scores().records
+    manifest = store.read_manifest()
+    totals = manifest.totals.model_copy(
+        update={"scores": len(scores), "unscored": sum(1 for s in scores if not s.scored)}
+    )
+    models = dict(manifest.models)
+    if judge_model:
+        models["judge"] = judge_model
+    store.update_manifest(totals=totals, models=models)
+
+
+def _turn_job(metric: TurnMetric, judge: Judge, conv: Conversation, index: int) -> Callable[[], Awaitable[Score]]:
+    turn = next(t for t in conv.turns if t.index == index)
+    return lambda: metric.score(judge, conv, turn)
+
+
+def _conversation_job(metric: ConversationMetric, judge: Judge, conv: Conversation) -> Callable[[], Awaitable[Score]]:
+    return lambda: metric.score(judge, conv)

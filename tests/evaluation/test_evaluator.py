@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragdive.errors import ModelError
+from ragdive.evaluation import Evaluator, Judge
+from ragdive.evaluation.stats import RunScores, summarize_run
+from ragdive.records import Context
+from ragdive.store import RunStore
+from tests.factories import make_conversation
+
+from .scripted_judge import rule_judge, scripted_judge
+
+ALL = ["faithfulness", "context_precision", "context_recall", "correctness", "forgetfulness", "context_retention"]
+
+
+def make_run(tmp_path: Path, kind: str = "dynamic", n: int = 2, turns: int = 2) -> RunStore:
+    store = RunStore.create(tmp_path, kind=kind)
+    for c in range(n):
+        conv = make_conversation(f"conv-{c}", turns=turns, index=c)
+        for i, t in enumerate(conv.turns):
+            # answer contains the ground truth; contexts: [noise, ground truth] -> precision 0.5, recall 1
+            conv.turns[i] = t.model_copy(
+                update={
+                    "answer": f"it is {t.ground_truth}",
+                    "contexts": [Context(text="noise"), Context(text=f"says {t.ground_truth} and more")],
+                }
+            )
+        store.append_conversation(conv)
+    return store
+
+
+async def test_evaluate_run_writes_every_item_and_resumes(tmp_path: Path) -> None:
+    store = make_run(tmp_path)
+    model, backend = scripted_judge()
+    result = await Evaluator(Judge(model, concurrency=3), ALL).evaluate_run(store)
+    assert result.written == 2 * 2 * 4 + 2 * 2 and result.unscored == 0 and result.skipped == 0
+    assert result.judge_calls == len(backend.calls) == 20
+    summary = {s.metric: s for s in summarize_run(RunScores.from_store(store))}
+    assert summary["context_precision"].mean == pytest.approx(0.5)
+    assert summary["context_recall"].mean == 1.0 and summary["correctness"].mean == 1.0
+    manifest = store.read_manifest()
+    assert manifest.totals.scores == 20 and manifest.models["judge"] == "scripted/judge"
+
+    again = await Evaluator(Judge(model), ALL).evaluate_run(store)
+    assert again.written == 0 and again.skipped == 20 and len(backend.calls) == 20
+    assert len(store.scores().records) == 20
+
+
+async def test_judge_failure_on_one_item_is_counted_not_averaged(tmp_path: Path) -> None:
+    store = make_run(tmp_path, n=3, turns=1)
+    failed_once = {"done": False}
+
+    def flaky(messages, schema):
+        if not failed_once["done"]:
+            failed_once["done"] = True
+            raise ModelError("judge timed out after retries")
+        return rule_judge(messages, schema)
+
+    model, _ = scripted_judge(flaky)
+    result = await Evaluator(Judge(model), ["correctness"]).evaluate_run(store)
+    assert result.unscored == 1
+    (s,) = summarize_run(RunScores.from_store(store))
+    assert s.n_scored == 2 and s.n_unscored == 1 and s.mean == 1.0  # never a 0 for the failed item
+    assert sum(s.unscored_reasons.values()) == 1
+    assert store.read_manifest().totals.unscored == 1
+
+
+async def test_static_run_skips_multi_turn_metrics(tmp_path: Path) -> None:
+    store = make_run(tmp_path, kind="static", turns=1)
+    model, _ = scripted_judge()
+    result = await Evaluator(Judge(model), ALL).evaluate_run(store)
+    assert result.written == 2 * 4
+    assert {s.metric for s in store.scores().records} == set(ALL[:4])
+    assert result.notes
