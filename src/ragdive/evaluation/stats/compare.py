@@ -101,9 +101,10 @@ def arrow_for(base: float | None, value: float | None) -> str:
     rel = relative_change(base, value)
     if rel is None:  # baseline 0: any change is an infinite relative change
         return "" if value == base else ("↑" if value > base else "↓")
-    if rel >= ARROW_THRESHOLD:
+    # a hair of tolerance: 0.80 -> 0.84 is +5 % to a reader, 0.04999... to floating point
+    if rel >= ARROW_THRESHOLD - 1e-9:
         return "↑"
-    if rel <= -ARROW_THRESHOLD:
+    if rel <= -ARROW_THRESHOLD + 1e-9:
         return "↓"
     return ""
 
