@@ -31,6 +31,8 @@ PREFIX = "ragas_"
 
 
 def import_ragas() -> Any:
+    # Ragas sends usage telemetry to its vendor by default; ragdive never phones home on a user's behalf
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
     try:
         import ragas.llms
         import ragas.metrics.collections as collections
