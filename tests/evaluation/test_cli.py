@@ -93,3 +93,13 @@ def test_compare_needs_two_runs(tmp_path: Path, capsys: pytest.CaptureFixture[st
     store = scored_run(tmp_path, [1.0])
     assert main(["compare", str(store.path)]) == 2
     assert "at least one other run" in capsys.readouterr().err
+
+
+def test_evaluate_by_groupings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = dynamic_run(tmp_path, n=2)
+    args = ["evaluate", str(store.path), "--model", "judge=rulejudge/x", "--metrics", "correctness"]
+    assert main([*args, "--by", "turn", "--by", "question_type", "--by", "persona"]) == 0
+    out = capsys.readouterr().out
+    assert "correctness by turn" in out and "follow-up" in out and "precise" in out
+    assert main([*args, "--by", "colour"]) == 2
+    assert "--by 'colour'" in capsys.readouterr().err

@@ -75,3 +75,34 @@ async def test_static_run_skips_multi_turn_metrics(tmp_path: Path) -> None:
     assert result.written == 2 * 4
     assert {s.metric for s in store.scores().records} == set(ALL[:4])
     assert result.notes
+
+
+async def test_retry_judge_failures_supersedes_the_old_line(tmp_path: Path) -> None:
+    store = make_run(tmp_path, n=2, turns=1)
+    outage = {"left": 1}
+
+    def flaky(messages, schema):
+        if outage["left"]:
+            outage["left"] -= 1
+            raise ModelError("503")
+        if schema.__name__ == "FaithfulnessVerdict":
+            return {"claims": []}  # nothing to measure: unscored, but not a judge failure
+        return rule_judge(messages, schema)
+
+    model, backend = scripted_judge(flaky)
+    metrics = ["correctness", "faithfulness"]
+    first = await Evaluator(Judge(model, concurrency=1), metrics).evaluate_run(store)
+    assert first.written == 4 and first.unscored == 3
+    failed = [s for s in store.scores().records if s.details.get("judge_failed")]
+    assert len(failed) == 1 and failed[0].unscored_reason.startswith("judge call failed")
+
+    plain = await Evaluator(Judge(model), metrics).evaluate_run(store)
+    assert plain.written == 0 and plain.skipped == 4
+
+    retried = await Evaluator(Judge(model), metrics).evaluate_run(store, retry_judge_failures=True)
+    assert retried.written == 1 and retried.skipped == 3  # the zero-claim answers are not asked again
+    assert len(store.scores().records) == 5  # append-only: the old line stays in the file
+    run = RunScores.from_store(store)
+    assert len(run.scores) == 4  # ...but readers see only the latest line per item
+    assert store.read_manifest().totals.scores == 4
+    assert len(backend.calls) == 5

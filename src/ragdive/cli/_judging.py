@@ -13,7 +13,7 @@ from rich.table import Table
 from ..config import EvaluationConfig, ExperimentConfig, ModelsConfig, load_config, validate_config
 from ..errors import ConfigError
 from ..evaluation import Judge
-from ..evaluation.stats import RunScores, summarize_run
+from ..evaluation.stats import MetricSummary, RunScores, summarize_by, summarize_run
 from ..models import apply_model_overrides, models_for_roles
 from ..redaction import MASK
 
@@ -63,19 +63,40 @@ def parse_metrics(option: str | None, default: list[str]) -> list[str]:
     return names
 
 
-def print_summary(run: RunScores, metrics: list[str] | None = None) -> None:
-    table = Table(title=f"{run.name}: per-metric summary", box=box.SIMPLE, pad_edge=False)
-    for name, justify in (("metric", "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right")):
+GROUPINGS = ("turn", "question_type", "persona")
+
+
+def _summary_table(title: str, first: str) -> Table:
+    table = Table(title=title, box=box.SIMPLE, pad_edge=False, title_justify="left")
+    for name, justify in ((first, "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right")):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     table.add_column("unscored", justify="right", no_wrap=True)
     table.add_column("most common unscored reason", overflow="fold")
+    return table
+
+
+def _row(label: str, s: MetricSummary) -> list[str]:
+    ci = f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]" if s.ci else "-"
+    top = s.unscored_reasons.most_common(1)
+    reason = f"{top[0][0]} ({top[0][1]})" if top else ""
+    mean = f"{s.mean:.3f}" if s.mean is not None else "-"
+    return [label, mean, ci, str(s.n_scored), str(s.n_unscored), reason]
+
+
+def print_summary(run: RunScores, metrics: list[str] | None = None) -> None:
+    """Per metric: mean of scored items, clustered 95 % CI, scored and unscored counts."""
+    table = _summary_table(f"{run.name}: per-metric summary (unscored items are not in the mean)", "metric")
     for s in summarize_run(run, metrics):
-        ci = f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]" if s.ci else "-"
-        top = s.unscored_reasons.most_common(1)
-        reason = f"{top[0][0]} ({top[0][1]})" if top else ""
-        mean = f"{s.mean:.3f}" if s.mean is not None else "-"
-        table.add_row(s.metric, mean, ci, str(s.n_scored), str(s.n_unscored), reason)
+        table.add_row(*_row(s.metric, s))
     console.print(table)
+
+
+def print_grouped(run: RunScores, by: str, metrics: list[str] | None = None) -> None:
+    for metric, groups in summarize_by(run, by, metrics).items():
+        table = _summary_table(f"{metric} by {by.replace('_', ' ')}", by)
+        for group, s in groups.items():
+            table.add_row(*_row(group, s))
+        console.print(table)
 
 
 def experiment(config_file: Path) -> ExperimentConfig:

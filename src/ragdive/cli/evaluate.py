@@ -7,10 +7,11 @@ from pathlib import Path
 
 import typer
 
+from ..errors import ConfigError
 from ..evaluation import Evaluator
 from ..evaluation.stats import RunScores
 from ..store import RunStore
-from ._judging import build_judge, console, parse_metrics, print_summary, settings_for
+from ._judging import GROUPINGS, build_judge, console, parse_metrics, print_grouped, print_summary, settings_for
 
 
 def evaluate_cmd(
@@ -19,6 +20,8 @@ def evaluate_cmd(
     config: Path | None = typer.Option(None, "--config", help="Experiment YAML for models and evaluation settings."),
     metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated metric names (default: config)."),
     concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Judge calls in flight."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Ask the judge again where it failed before."),
+    by: list[str] = typer.Option([], "--by", help="Also summarise by turn, question_type or persona (repeatable)."),
 ) -> None:
     """Score RUN: writes evaluations.jsonl (skipping items already scored), updates the manifest totals and prints
     the per-metric summary. A judge failure is recorded as unscored with its reason, never as 0."""
@@ -26,6 +29,8 @@ def evaluate_cmd(
     manifest = store.read_manifest()
     models, settings = settings_for(config, manifest.config)
     names = parse_metrics(metrics, settings.metrics)
+    if bad := [b for b in by if b not in GROUPINGS]:
+        raise ConfigError(f"--by {bad[0]!r}: use one of {', '.join(GROUPINGS)}")
     if settings.engine == "ragas":
         from ..evaluation.ragas_adapter import RagasEvaluator
 
@@ -33,7 +38,7 @@ def evaluate_cmd(
     else:
         judge = build_judge(models, model, concurrency or settings.concurrency)
         evaluator = Evaluator(judge, names)
-    result = asyncio.run(_evaluate(evaluator, store))
+    result = asyncio.run(_evaluate(evaluator, store, retry_failed))
     console.print(
         f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "
         f"{result.judge_calls} judge calls",
@@ -41,11 +46,14 @@ def evaluate_cmd(
     )
     for note in result.notes:
         console.print(f"note: {note}", markup=False)
-    print_summary(RunScores.from_store(store), names)
+    scores = RunScores.from_store(store)
+    print_summary(scores, names)
+    for grouping in by:
+        print_grouped(scores, grouping, names)
 
 
-async def _evaluate(evaluator: Evaluator, store: RunStore):  # type: ignore[no-untyped-def]
+async def _evaluate(evaluator: Evaluator, store: RunStore, retry_failed: bool):  # type: ignore[no-untyped-def]
     try:
-        return await evaluator.evaluate_run(store)
+        return await evaluator.evaluate_run(store, retry_judge_failures=retry_failed)
     finally:
         await evaluator.judge.model.aclose()

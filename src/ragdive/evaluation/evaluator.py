@@ -11,12 +11,27 @@ from ..records import Conversation, Score
 from ..store import RunStore
 from .judge import Judge
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
+from .metrics.base import JUDGE_FAILED
 
 ScoreKey = tuple[str, int | None, str]
 
 
 def score_key(score: Score) -> ScoreKey:
     return (score.conversation_id, score.turn_index, score.metric)
+
+
+def latest_scores(scores: list[Score]) -> list[Score]:
+    """One score per (conversation, turn, metric): the last line written wins. evaluations.jsonl is append-only,
+    so a retried judge failure leaves its old unscored line behind; readers must not count both."""
+    latest: dict[ScoreKey, Score] = {}
+    for score in scores:
+        latest.pop(score_key(score), None)  # re-insert so the order follows the winning line
+        latest[score_key(score)] = score
+    return list(latest.values())
+
+
+def judge_failed(score: Score) -> bool:
+    return not score.scored and bool(score.details.get(JUDGE_FAILED))
 
 
 @dataclass
@@ -65,12 +80,19 @@ class Evaluator:
         return list(await asyncio.gather(*(job() for job in jobs)))
 
     async def evaluate_run(
-        self, store: RunStore, *, on_score: Callable[[Score], None] | None = None
+        self,
+        store: RunStore,
+        *,
+        retry_judge_failures: bool = False,
+        on_score: Callable[[Score], None] | None = None,
     ) -> EvaluationResult:
+        """Score what is not scored yet. With ``retry_judge_failures``, items the judge failed on are asked again
+        (the new line supersedes the old one for every reader)."""
         manifest = store.read_manifest()
         result = EvaluationResult()
         conversations = store.conversations().records
-        done = {score_key(s) for s in store.scores().records}
+        existing = latest_scores(store.scores().records)
+        done = {score_key(s) for s in existing if not (retry_judge_failures and judge_failed(s))}
         multi_turn = manifest.kind != "static"
         if not multi_turn and self.conversation_metrics:
             result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
@@ -92,7 +114,7 @@ class Evaluator:
 
 def update_score_totals(store: RunStore, *, judge_model: str | None = None) -> None:
     """Recount scores and unscored from evaluations.jsonl into the manifest totals."""
-    scores = store.scores().records
+    scores = latest_scores(store.scores().records)
     manifest = store.read_manifest()
     totals = manifest.totals.model_copy(
         update={"scores": len(scores), "unscored": sum(1 for s in scores if not s.scored)}

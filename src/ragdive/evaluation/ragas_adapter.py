@@ -109,7 +109,7 @@ class RagasMetric(TurnMetric):
             result = await judge.run(lambda: self.metric.ascore(**self._inputs(turn)))
         except Exception as exc:  # Ragas raises whatever its stack raises; all of it is a failed judgement
             judge.failures += 1
-            raise Unscorable(f"ragas failed: {type(exc).__name__}: {str(exc)[:200]}") from exc
+            raise Unscorable(f"ragas failed: {type(exc).__name__}: {str(exc)[:200]}", judge_failed=True) from exc
         value = float(result.value)
         if math.isnan(value):
             raise Unscorable("ragas returned NaN (nothing to measure, or an unusable judge answer)")
@@ -135,7 +135,7 @@ class RagasEvaluator(Evaluator):
         key = spec.api_key or (os.environ.get(spec.api_key_env) if spec.api_key_env else None) or "none"
         return cls(RagasJudge(spec.model, spec.base_url, key, concurrency), metrics)
 
-    async def evaluate_run(self, store, *, on_score=None):  # type: ignore[no-untyped-def]
-        result = await super().evaluate_run(store, on_score=on_score)
+    async def evaluate_run(self, store, **kwargs):  # type: ignore[no-untyped-def]
+        result = await super().evaluate_run(store, **kwargs)
         result.notes.extend(self.notes)
         return result

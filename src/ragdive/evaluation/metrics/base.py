@@ -20,6 +20,19 @@ UNANSWERABLE_NOTE = "unanswerable probe: the knowledge base has no answer, so th
 class Unscorable(Exception):
     """The input gives nothing to measure (zero claims, zero statements): unscored, never 1 or 0."""
 
+    def __init__(self, message: str, *, judge_failed: bool = False) -> None:
+        super().__init__(message)
+        self.judge_failed = judge_failed
+
+
+JUDGE_FAILED = "judge_failed"
+"""Key in an unscored Score's details: the judge failed (worth retrying), as opposed to nothing to measure."""
+
+
+def _failure_details(exc: Exception) -> dict[str, Any]:
+    failed = isinstance(exc, JudgeError) or getattr(exc, "judge_failed", False)
+    return {JUDGE_FAILED: True} if failed else {}
+
 
 @dataclass
 class Outcome:
@@ -58,14 +71,14 @@ class TurnMetric(ABC):
 
     async def score(self, judge: Judge, conversation: Conversation, turn: Turn) -> Score:
         common = {"conversation_id": conversation.id, "turn_index": turn.index, "metric": self.name}
-        reason = self.precheck(turn)
+        reason, details = self.precheck(turn), {}
         if reason is None:
             try:
                 outcome = await self.measure(judge, turn)
             except (JudgeError, Unscorable) as exc:
-                reason = str(exc)
+                reason, details = str(exc), _failure_details(exc)
         if reason is not None:
-            return Score.unscored(reason=reason, judge_model=judge.name, **common)
+            return Score.unscored(reason=reason, judge_model=judge.name, details=details, **common)
         return Score(
             value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common
         )
@@ -90,14 +103,14 @@ class ConversationMetric(ABC):
 
     async def score(self, judge: Judge, conversation: Conversation) -> Score:
         common = {"conversation_id": conversation.id, "turn_index": None, "metric": self.name}
-        reason = self.precheck(conversation)
+        reason, details = self.precheck(conversation), {}
         if reason is None:
             try:
                 outcome = await self.measure(judge, conversation)
             except (JudgeError, Unscorable) as exc:
-                reason = str(exc)
+                reason, details = str(exc), _failure_details(exc)
         if reason is not None:
-            return Score.unscored(reason=reason, judge_model=judge.name, **common)
+            return Score.unscored(reason=reason, judge_model=judge.name, details=details, **common)
         return Score(
             value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common
         )

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...records import Conversation, Score
 from ...store import RunStore
+from ..evaluator import latest_scores
 from .bootstrap import cluster_bootstrap_ci
 
 
@@ -31,7 +32,7 @@ class RunScores:
         return cls(
             name=manifest.name or manifest.run_id,
             conversations=store.conversations().records,
-            scores=store.scores().records,
+            scores=latest_scores(store.scores().records),
             kind=manifest.kind,
         )
 
