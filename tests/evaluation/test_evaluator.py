@@ -106,3 +106,22 @@ async def test_retry_judge_failures_supersedes_the_old_line(tmp_path: Path) -> N
     assert len(run.scores) == 4  # ...but readers see only the latest line per item
     assert store.read_manifest().totals.scores == 4
     assert len(backend.calls) == 5
+
+
+async def test_judge_calls_in_flight_are_bounded_by_concurrency(tmp_path: Path) -> None:
+    import asyncio
+
+    store = make_run(tmp_path, n=3, turns=2)
+    state = {"now": 0, "peak": 0}
+
+    async def slow(messages, schema):
+        state["now"] += 1
+        state["peak"] = max(state["peak"], state["now"])
+        await asyncio.sleep(0.01)
+        state["now"] -= 1
+        return rule_judge(messages, schema)
+
+    model, backend = scripted_judge(slow)
+    await Evaluator(Judge(model, concurrency=2), ALL).evaluate_run(store)
+    assert len(backend.calls) == 3 * 2 * 4 + 3 * 2
+    assert state["peak"] == 2

@@ -98,8 +98,9 @@ class Evaluator:
             result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
         jobs, result.skipped = self.jobs(conversations, done, multi_turn=multi_turn)
         calls_before = self.judge.calls
+        tasks = [asyncio.ensure_future(job()) for job in jobs]
         try:
-            for finished in asyncio.as_completed([asyncio.ensure_future(job()) for job in jobs]):
+            for finished in asyncio.as_completed(tasks):
                 score = await finished
                 store.append_score(score)  # one fsync'ed line per finished item: nothing finished is lost
                 result.written += 1
@@ -107,6 +108,8 @@ class Evaluator:
                 if on_score:
                     on_score(score)
         finally:
+            for task in tasks:  # on an interrupt or a bug, stop the rest; what finished is already written
+                task.cancel()
             result.judge_calls = self.judge.calls - calls_before
             update_score_totals(store, judge_model=self.judge.name if result.written else None)
         return result

@@ -18,7 +18,8 @@ UNANSWERABLE_NOTE = "unanswerable probe: the knowledge base has no answer, so th
 
 
 class Unscorable(Exception):
-    """The input gives nothing to measure (zero claims, zero statements): unscored, never 1 or 0."""
+    """The input gives nothing to measure (zero claims, zero statements): unscored, never 1 or 0.
+    ``judge_failed`` marks a failure of an outside judge (the Ragas engine) so it can be retried."""
 
     def __init__(self, message: str, *, judge_failed: bool = False) -> None:
         super().__init__(message)
