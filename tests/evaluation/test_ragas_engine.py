@@ -69,6 +69,8 @@ def test_ragas_engine_scores_through_ragas_and_counts_its_calls(
     # per turn: faithfulness 2 + precision k=3 + recall 1 + correctness 3 = 9; two turns
     assert chat_calls == 18
     assert "18 judge calls" in out and "forgetfulness not computed" in out
+    summary = next(line for line in out.splitlines() if line.strip().startswith("ragas_context_recall"))
+    assert summary.split()[1] == "1.000"  # the summary shows the ragas_ metrics that were written
 
 
 def test_ragas_engine_needs_an_openai_compatible_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

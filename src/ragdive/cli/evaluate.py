@@ -47,9 +47,9 @@ def evaluate_cmd(
     for note in result.notes:
         console.print(f"note: {note}", markup=False)
     scores = RunScores.from_store(store)
-    print_summary(scores, names)
+    print_summary(scores, evaluator.score_names)
     for grouping in by:
-        print_grouped(scores, grouping, names)
+        print_grouped(scores, grouping, evaluator.score_names)
 
 
 async def _evaluate(evaluator: Evaluator, store: RunStore, retry_failed: bool):  # type: ignore[no-untyped-def]

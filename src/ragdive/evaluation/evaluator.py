@@ -54,6 +54,11 @@ class Evaluator:
         self.metric_names = list(metrics)
         self.turn_metrics, self.conversation_metrics = resolve_metrics(self.metric_names)
 
+    @property
+    def score_names(self) -> list[str]:
+        """Metric names as they appear in evaluations.jsonl."""
+        return [m.name for m in [*self.turn_metrics, *self.conversation_metrics]]
+
     def jobs(
         self, conversations: list[Conversation], done: set[ScoreKey], *, multi_turn: bool = True
     ) -> tuple[list[Callable[[], Awaitable[Score]]], int]:
