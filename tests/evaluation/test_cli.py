@@ -103,3 +103,12 @@ def test_evaluate_by_groupings(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "correctness by turn" in out and "follow-up" in out and "precise" in out
     assert main([*args, "--by", "colour"]) == 2
     assert "--by 'colour'" in capsys.readouterr().err
+
+
+def test_compare_one_group_of_repeats_shows_their_spread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = scored_run(tmp_path / "a", [1, 0, 1, 1])
+    b = scored_run(tmp_path / "b", [1, 1, 1, 1])
+    assert main(["compare", f"{a.path},{b.path}"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.strip().startswith("correctness"))
+    assert row.split()[1:5] == ["0.875", "0.177", "0.750", "1.000"]  # mean, std, min, max of the run means

@@ -136,3 +136,24 @@ def test_compare_configurations_band_star_arrow_and_pairing() -> None:
     assert not flat.outside_band and flat.arrow == ""
     rep = summarize_repeats(baseline)[0]
     assert rep.std == pytest.approx(0.01) and rep.min < rep.mean < rep.max and rep.ci is not None
+
+
+def test_static_runs_pair_per_question_others_per_document() -> None:
+    from ragdive.evaluation.stats.compare import pairing_for
+
+    def static(name: str, values: list[float]) -> RunScores:
+        convs = [
+            make_conversation(f"static-{i:05d}", turns=1).model_copy(update={"document_ids": ["same-article"]})
+            for i in range(len(values))
+        ]
+        scores = [score(c.id, "correctness", v) for c, v in zip(convs, values, strict=True)]
+        return RunScores(name, convs, scores, kind="static")
+
+    base = static("a", [0.0, 1.0, 0.0, 1.0, 0.0, 1.0])
+    cand = static("b", [1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    assert pairing_for([base], [cand]) == "conversation"
+    (row,) = compare_configurations([base], [cand])
+    assert row.paired_on == "conversation" and row.paired.n_pairs == 6
+    dynamic = RunScores("d", cand.conversations, cand.scores, kind="dynamic")
+    (mixed,) = compare_configurations([base], [dynamic])
+    assert mixed.paired_on == "documents" and mixed.paired.n_pairs == 1  # one shared article

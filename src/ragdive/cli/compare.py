@@ -74,6 +74,8 @@ def print_comparison(base: str, name: str, rows: list[MetricComparison]) -> None
             str(c.n_unscored),
         )
     console.print(table)
+    if rows:
+        console.print(f"pairs: shared {'questions' if rows[0].paired_on == 'conversation' else 'seed documents'}")
 
 
 def compare_cmd(
@@ -81,21 +83,23 @@ def compare_cmd(
     metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated metric names (default: all)."),
 ) -> None:
     """Compare configurations against the first: `*` = outside the baseline's min–max band over its repeats,
-    ↑/↓ = a change of 5 % or more, and a paired permutation test over shared seed documents (p, effect size)."""
-    if len(runs) < 2:
-        raise ConfigError("compare needs a baseline and at least one other run")
+    ↑/↓ = a change of 5 % or more, and a paired permutation test over shared seed documents (p, effect size).
+    A single argument of repeats (`a,b,c`) shows their mean, std, min, max and CI."""
     groups = [load_group(arg) for arg in runs]
+    if len(groups) < 2 and len(groups[0]) < 2:
+        raise ConfigError("compare needs a baseline and at least one other run (or repeats: a,b,c)")
     wanted = [m.strip() for m in metrics.split(",")] if metrics else None
     for g in groups:
         if len(g) > 1:
             print_repeats(group_name(g), g, wanted)
     base = groups[0]
-    if len(base) < 2:
+    if len(base) < 2 and len(groups) > 1:
         console.print("note: the baseline has one run, so there is no min–max band (no `*` markers)", markup=False)
     for cand in groups[1:]:
         print_comparison(group_name(base), group_name(cand), compare_configurations(base, cand, wanted))
-    console.print(
-        "paired Δ: mean over shared seed documents of (value − baseline); p: two-sided sign-flip permutation "
-        "test; verdict 'real' when p < 0.05",
-        markup=False,
-    )
+    if len(groups) > 1:
+        console.print(
+            "paired Δ: mean over the pairs of (value − baseline); p: two-sided sign-flip permutation "
+            "test; verdict 'real' when p < 0.05",
+            markup=False,
+        )

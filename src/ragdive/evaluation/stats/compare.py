@@ -3,9 +3,10 @@
 - Table 4 marker: `*` when a configuration's mean lies outside the baseline's min–max band over repeated runs
   (needs at least two baseline runs).
 - Table 5 marker: an arrow for a relative change of 5 % or more against the baseline mean.
-- A paired test on shared seed documents: per document, the mean of the metric's scored items in each
-  configuration; the differences get a sign-flip permutation test (scipy.stats.permutation_test, paired) for the
-  p-value, a bootstrap CI of the mean difference, and Cohen's d_z (mean difference / SD of differences).
+- A paired test on shared seed documents (shared questions when both sides are static runs): per pair key, the
+  mean of the metric's scored items in each configuration; the differences get a sign-flip permutation test
+  (scipy.stats.permutation_test, paired) for the p-value, a bootstrap CI of the mean difference, and Cohen's d_z
+  (mean difference / SD of differences).
 """
 
 from __future__ import annotations
@@ -64,15 +65,26 @@ def paired_test(baseline: np.ndarray, candidate: np.ndarray, *, n_resamples: int
     return PairedResult(n, mean_diff, ci, float(perm.pvalue), mean_diff / sd if sd > 0 else None)
 
 
-def document_means(runs: list[RunScores], metric: str) -> dict[tuple[str, ...], float]:
-    """Mean of the metric's scored items per seed-document set, pooled over the runs of one configuration."""
-    docs = {(i, c.id): tuple(sorted(c.document_ids)) for i, r in enumerate(runs) for c in r.conversations}
+def document_means(runs: list[RunScores], metric: str, *, by: str = "documents") -> dict[tuple[str, ...], float]:
+    """Mean of the metric's scored items per pairing key, pooled over the runs of one configuration. The key is
+    the conversation's seed-document set (``by="documents"``) or, for static runs whose conversation ids are
+    dataset rows, the conversation id (``by="conversation"``)."""
+    docs: dict[tuple[int, str], tuple[str, ...]] = {
+        (i, c.id): (c.id,) if by == "conversation" else tuple(sorted(c.document_ids))
+        for i, r in enumerate(runs)
+        for c in r.conversations
+    }
     values: dict[tuple[str, ...], list[float]] = defaultdict(list)
     for i, r in enumerate(runs):
         for s in r.scores:
             if s.metric == metric and s.value is not None and (i, s.conversation_id) in docs:
                 values[docs[(i, s.conversation_id)]].append(float(s.value))
     return {k: float(np.mean(v)) for k, v in values.items()}
+
+
+def pairing_for(baseline: list[RunScores], candidate: list[RunScores]) -> str:
+    """Static runs of the same dataset share question ids: pair per question. Anything else pairs per document."""
+    return "conversation" if all(r.kind == "static" for r in [*baseline, *candidate]) else "documents"
 
 
 @dataclass
@@ -87,6 +99,8 @@ class MetricComparison:
     relative_change: float | None
     arrow: str
     paired: PairedResult
+    paired_on: str = "documents"
+    """What the paired test pairs: seed "documents" or static "conversation" ids (questions)."""
 
 
 def relative_change(base: float | None, value: float | None) -> float | None:
@@ -115,12 +129,13 @@ def compare_configurations(
     wanted = metrics or list(dict.fromkeys(m for r in [*baseline, *candidate] for m in r.metrics()))
     base_rep = {s.metric: s for s in summarize_repeats(baseline, wanted, seed=seed)}
     cand_rep = {s.metric: s for s in summarize_repeats(candidate, wanted, seed=seed)}
+    pairing = pairing_for(baseline, candidate)
     out = []
     for metric in wanted:
         b, c = base_rep[metric], cand_rep[metric]
         band = (b.min, b.max) if len(b.run_means) >= 2 and b.min is not None and b.max is not None else None
         outside = band is not None and c.mean is not None and not (band[0] <= c.mean <= band[1])
-        bd, cd = document_means(baseline, metric), document_means(candidate, metric)
+        bd, cd = document_means(baseline, metric, by=pairing), document_means(candidate, metric, by=pairing)
         shared = sorted(set(bd) & set(cd))
         paired = paired_test(np.array([bd[k] for k in shared]), np.array([cd[k] for k in shared]), seed=seed)
         out.append(
@@ -135,6 +150,7 @@ def compare_configurations(
                 relative_change=relative_change(b.mean, c.mean),
                 arrow=arrow_for(b.mean, c.mean),
                 paired=paired,
+                paired_on=pairing,
             )
         )
     return out
