@@ -43,9 +43,13 @@ async def test_evaluate_run_writes_every_item_and_resumes(tmp_path: Path) -> Non
     assert summary["context_recall"].mean == 1.0 and summary["correctness"].mean == 1.0
     manifest = store.read_manifest()
     assert manifest.totals.scores == 20 and manifest.models["judge"] == "scripted/judge"
+    sent = sum(len(m.content.split()) for call in backend.calls for m in call.messages)
+    assert manifest.totals.prompt_tokens == sent and manifest.totals.completion_tokens > 0
+    assert manifest.totals.cost_usd is None  # the scripted judge's price is unknown: never counted as free
 
     again = await Evaluator(Judge(model), ALL).evaluate_run(store)
     assert again.written == 0 and again.skipped == 20 and len(backend.calls) == 20
+    assert store.read_manifest().totals.prompt_tokens == sent
     assert len(store.scores().records) == 20
 
 

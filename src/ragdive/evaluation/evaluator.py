@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from ..records import Conversation, Score
+from ..records import Conversation, Score, Usage
 from ..store import RunStore
 from .judge import Judge
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
@@ -102,7 +102,7 @@ class Evaluator:
         if not multi_turn and self.conversation_metrics:
             result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
         jobs, result.skipped = self.jobs(conversations, done, multi_turn=multi_turn)
-        calls_before = self.judge.calls
+        calls_before, usage_before = self.judge.calls, getattr(self.judge, "usage", None)
         tasks = [asyncio.ensure_future(job()) for job in jobs]
         try:
             for finished in asyncio.as_completed(tasks):
@@ -116,17 +116,34 @@ class Evaluator:
             for task in tasks:  # on an interrupt or a bug, stop the rest; what finished is already written
                 task.cancel()
             result.judge_calls = self.judge.calls - calls_before
-            update_score_totals(store, judge_model=self.judge.name if result.written else None)
+            spent = _spent(usage_before, getattr(self.judge, "usage", None))
+            update_score_totals(store, judge_model=self.judge.name if result.written else None, usage=spent)
         return result
 
 
-def update_score_totals(store: RunStore, *, judge_model: str | None = None) -> None:
-    """Recount scores and unscored from evaluations.jsonl into the manifest totals."""
+def _spent(before: Usage | None, after: Usage | None) -> Usage | None:
+    if before is None or after is None:
+        return None  # a judge that does not report usage (the Ragas engine)
+    cost = None if before.cost_usd is None or after.cost_usd is None else after.cost_usd - before.cost_usd
+    return Usage(
+        prompt_tokens=after.prompt_tokens - before.prompt_tokens,
+        completion_tokens=after.completion_tokens - before.completion_tokens,
+        cost_usd=cost,
+    )
+
+
+def update_score_totals(store: RunStore, *, judge_model: str | None = None, usage: Usage | None = None) -> None:
+    """Recount scores and unscored from evaluations.jsonl into the manifest totals; add the judge's usage."""
     scores = latest_scores(store.scores().records)
     manifest = store.read_manifest()
-    totals = manifest.totals.model_copy(
-        update={"scores": len(scores), "unscored": sum(1 for s in scores if not s.scored)}
-    )
+    t = manifest.totals
+    update: dict[str, object] = {"scores": len(scores), "unscored": sum(1 for s in scores if not s.scored)}
+    if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
+        update["prompt_tokens"] = t.prompt_tokens + usage.prompt_tokens
+        update["completion_tokens"] = t.completion_tokens + usage.completion_tokens
+        # unknown stays unknown: a known total plus an unknown judge cost is unknown, never "free"
+        update["cost_usd"] = None if t.cost_usd is None or usage.cost_usd is None else t.cost_usd + usage.cost_usd
+    totals = t.model_copy(update=update)
     models = dict(manifest.models)
     if judge_model:
         models["judge"] = judge_model

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from ..errors import JudgeError, ModelError, ModelOutputError
 from ..models import Message, Model
+from ..records import Usage
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -46,6 +47,8 @@ class Judge:
         """Judge calls made (successful or not): the benchmark counts these."""
         self.failures = 0
         """Calls that ended in a JudgeError."""
+        self.usage = Usage(cost_usd=0.0)
+        """Tokens (and cost; None once any call's price is unknown) of the calls that answered."""
 
     @property
     def name(self) -> str:
@@ -69,6 +72,7 @@ class Judge:
             except ModelError as exc:
                 self.failures += 1
                 raise JudgeError(f"judge call failed: {_first_line(exc)}") from exc
+        self.usage = self.usage + completion.usage
         parsed = completion.parsed
         if not isinstance(parsed, schema):  # a backend that ignored the schema: treat like garbage
             self.failures += 1
