@@ -10,7 +10,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ..config import EvaluationConfig, ExperimentConfig, ModelsConfig, load_config, validate_config
+from ..config import EvaluationConfig, ModelsConfig, load_config, validate_config
 from ..errors import ConfigError
 from ..evaluation import Judge
 from ..evaluation.stats import MetricSummary, RunScores, summarize_by, summarize_run
@@ -97,7 +97,3 @@ def print_grouped(run: RunScores, by: str, metrics: list[str] | None = None) -> 
         for group, s in groups.items():
             table.add_row(*_row(group, s))
         console.print(table)
-
-
-def experiment(config_file: Path) -> ExperimentConfig:
-    return load_config(config_file)
