@@ -27,18 +27,21 @@ async def test_queued_outputs_in_order_and_calls_recorded() -> None:
 
 async def test_responder_function_and_exceptions() -> None:
     backend = ScriptedModel(responder=lambda messages: messages[-1].content.upper())
-    backend.enqueue(TimeoutError("slow"))
+    backend.enqueue(ValueError("not a model failure"))  # not retryable: passes through unchanged
     model = Model(backend)
-    with pytest.raises(TimeoutError):
+    with pytest.raises(ValueError):
         await model.generate([Message(role="user", content="a")])
     assert (await model.generate([Message(role="user", content="abc")])).text == "ABC"
 
 
 async def test_garbage_for_a_schema_is_a_typed_error_with_the_raw_text() -> None:
-    model = Model(ScriptedModel().enqueue("not json at all"))
+    # garbage, then garbage again after the one corrective retry
+    backend = ScriptedModel().enqueue("not json at all", "still not json")
+    model = Model(backend)
     with pytest.raises(ModelOutputError) as info:
         await model.generate([Message(role="user", content="x")], schema=Answer)
-    assert info.value.raw == "not json at all"
+    assert info.value.raw == "still not json"
+    assert len(backend.calls) == 2 and "not json at all" in backend.calls[1].text
 
 
 def test_registry_names_and_unknown_provider() -> None:

@@ -34,12 +34,15 @@ class ModelError(RagdiveError):
         model: str | None = None,
         status: int | None = None,
         retryable: bool = False,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.provider = provider
         self.model = model
         self.status = status
         self.retryable = retryable
+        #: seconds the server asked us to wait (Retry-After), when it said
+        self.retry_after = retry_after
 
 
 class ModelOutputError(ModelError):

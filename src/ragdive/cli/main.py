@@ -6,10 +6,11 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from .._version import __version__
 from ..errors import RagdiveError
-from . import compare, config_cmd, evaluate, runs, static
+from . import compare, config_cmd, evaluate, models_cmd, runs, static
 
 app = typer.Typer(
     name="ragdive",
@@ -20,6 +21,7 @@ app = typer.Typer(
 )
 app.add_typer(runs.app, name="runs")
 app.add_typer(config_cmd.app, name="config")
+app.add_typer(models_cmd.app, name="models")
 app.command("evaluate")(evaluate.evaluate_cmd)
 app.command("compare")(compare.compare_cmd)
 app.command("static")(static.static_cmd)
@@ -54,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             err_console.print_exception()
         message = str(exc).strip() or type(exc).__name__
         first, *rest = message.splitlines()
-        err_console.print(f"[bold red]error:[/] {first}", markup=True, highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(first)}", markup=True, highlight=False)
         for line in rest:
             err_console.print(f"  {line}", markup=False)
         return exc.exit_code

@@ -11,6 +11,15 @@ from ._base import Section
 ROLES = ("user", "validator", "judge", "target")
 
 
+class Prices(Section):
+    """What a model costs, in US dollars per 1 million tokens."""
+
+    input_per_1m: float = Field(ge=0)
+    """Price of 1M prompt tokens."""
+    output_per_1m: float = Field(ge=0)
+    """Price of 1M completion tokens."""
+
+
 class ModelSpec(Section):
     """One model binding. A plain string in YAML (`judge: openai/gpt-4o-mini`) is shorthand for `{model: ...}`."""
 
@@ -32,6 +41,10 @@ class ModelSpec(Section):
     """Timeout of one call."""
     max_retries: int = Field(default=4, ge=0)
     """Retries on 429, 5xx, timeouts and connection errors."""
+    backoff_s: float = Field(default=1.0, ge=0)
+    """Wait before the first retry; it doubles each retry (with jitter, capped at 60 s). Retry-After wins."""
+    prices: Prices | None = None
+    """Price per 1M tokens; overrides the built-in table. Without a price, cost is unknown (never 0)."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Backend-specific options (e.g. n_ctx for llamacpp)."""
 

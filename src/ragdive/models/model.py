@@ -1,32 +1,52 @@
 """The `Model` wrapper: what the rest of ragdive calls. Backends are wrapped, never called directly.
 
-This first version validates structured output. The model-layer issue adds retries with backoff, concurrency and
-rate limits, the cache, structured-output repair and the usage ledger here, behind the same `generate` signature.
+Every call goes: cache lookup → budget check → concurrency/rate slot → backend under a timeout → retry with
+backoff on transient failures → usage and cost into the shared ledger → schema validation, lenient repair and
+one corrective retry → cache store. Backends only translate requests; they never retry, cache or count.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
 import time
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ..config.models import ModelSpec
-from ..errors import ModelOutputError
+from ..errors import ModelError, ModelOutputError
+from ..records import Usage
 from .base import Completion, GenerateParams, Message, ModelBackend
+from .cache import cache_key
+from .context import ModelContext
 from .registry import create_backend
+from .retry import RetryPolicy, is_retryable, retry_after_of
+from .structured import corrective_messages, parse_structured, schema_text
+from .usage import cost_of, price_for
 
-T = TypeVar("T", bound=BaseModel)
+__all__ = ["Model", "get_model", "parse_structured"]
 
 
 class Model:
     """A backend plus everything every call needs. ``role`` (user, validator, judge, target) labels usage."""
 
-    def __init__(self, backend: ModelBackend, *, role: str | None = None, spec: ModelSpec | None = None) -> None:
+    def __init__(
+        self,
+        backend: ModelBackend,
+        *,
+        role: str | None = None,
+        spec: ModelSpec | None = None,
+        context: ModelContext | None = None,
+    ) -> None:
         self.backend = backend
         self.role = role
         self.spec = spec or ModelSpec(model=backend.name)
+        self.context = context or ModelContext()
+        self.limiter = self.context.limiter_for(self.spec)
+        self.retry = RetryPolicy(max_retries=self.spec.max_retries, backoff_s=self.spec.backoff_s)
+        self.price = price_for(self.spec)
+        self._base_params = GenerateParams(**self.spec.params)
+        self.provider = self.name.partition("/")[0]
 
     @property
     def name(self) -> str:
@@ -42,28 +62,132 @@ class Model:
     ) -> Completion:
         """Call the model. With ``schema``, ``Completion.parsed`` is a validated instance or ModelOutputError is
         raised carrying the raw text. ``repeat_index`` separates deliberate repeats in the cache."""
-        merged = GenerateParams(**{**self.spec.params, **(params.model_dump(exclude_none=True) if params else {})})
+        merged = self._merge(params)
         start = time.perf_counter()
-        completion = await self.backend.generate(messages, schema=schema, params=merged)
-        completion.latency_s = completion.latency_s or time.perf_counter() - start
+        cache = self.context.cache
+        key = None
+        if cache is not None:
+            key = cache_key(
+                model=self.name,
+                base_url=self.spec.base_url,
+                messages=messages,
+                schema=schema_text(schema) if schema is not None else None,
+                params=merged,
+                repeat_index=repeat_index,
+            )
+            hit = cache.get(key)
+            if hit is not None:
+                served = self._from_cache(hit, schema, start)
+                if served is not None:
+                    return served
+                cache.discard(key)  # a stored answer that no longer validates is not an answer
+
+        completion = await self._call(messages, schema, merged)
         if schema is not None:
-            completion.parsed = parse_structured(completion.text, schema, model=self.name)
+            completion = await self._parse_or_correct(completion, messages, schema, merged)
+        completion.latency_s = time.perf_counter() - start
+        if key is not None and cache is not None:
+            cache.put(key, completion)
         return completion
 
     async def aclose(self) -> None:
         await self.backend.aclose()
 
+    # --- the steps -------------------------------------------------------------------------------------------
 
-def parse_structured(text: str, schema: type[T], *, model: str = "") -> T:
-    try:
-        return schema.model_validate(json.loads(text))
-    except (json.JSONDecodeError, ValidationError) as exc:
-        raise ModelOutputError(
-            f"{model or 'model'} did not return a valid {schema.__name__}: {exc}", raw=text, model=model
-        ) from exc
+    def _merge(self, params: GenerateParams | None) -> GenerateParams:
+        if params is None:
+            return self._base_params
+        if not self.spec.params:
+            return params
+        return GenerateParams(**{**self.spec.params, **params.model_dump(exclude_none=True)})
+
+    def _from_cache(self, hit: Completion, schema: type[BaseModel] | None, start: float) -> Completion | None:
+        if schema is not None:
+            try:
+                hit.parsed = parse_structured(hit.text, schema, model=self.name)
+            except ModelOutputError:
+                return None
+        # What the cache saved is counted apart; the caller spent nothing on this answer.
+        self.context.ledger.record_cached(self.role, self.name, hit.usage)
+        hit.usage = Usage(cost_usd=0.0)
+        hit.model = hit.model or self.name
+        hit.latency_s = time.perf_counter() - start
+        return hit
+
+    async def _call(
+        self, messages: list[Message], schema: type[BaseModel] | None, params: GenerateParams
+    ) -> Completion:
+        """One logical request: budget check, a slot, the timeout, and retries with backoff."""
+        attempt = 0
+        while True:
+            self.context.budget.check(self.name)
+            error: BaseException
+            async with self.limiter.slot():
+                try:
+                    async with asyncio.timeout(self.spec.timeout_s):
+                        completion = await self.backend.generate(messages, schema=schema, params=params)
+                except Exception as exc:  # classified below; non-model exceptions are re-raised unchanged
+                    error = exc
+                else:
+                    self._account(completion)
+                    return completion
+            if not is_retryable(error):
+                raise error
+            if attempt >= self.retry.max_retries:
+                raise self._gave_up(error, attempt + 1) from error
+            await asyncio.sleep(self.retry.delay(attempt, retry_after_of(error)))
+            attempt += 1
+
+    def _account(self, completion: Completion) -> None:
+        usage = completion.usage
+        completion.usage = Usage(
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cost_usd=cost_of(usage, self.price),
+        )
+        completion.model = completion.model or self.name
+        self.context.ledger.record(self.role, self.name, completion.usage)
+
+    async def _parse_or_correct(
+        self, completion: Completion, messages: list[Message], schema: type[BaseModel], params: GenerateParams
+    ) -> Completion:
+        try:
+            completion.parsed = parse_structured(completion.text, schema, model=self.name)
+            return completion
+        except ModelOutputError as first:
+            second = await self._call(corrective_messages(messages, completion.text, first), schema, params)
+            second.usage = completion.usage + second.usage
+            try:
+                second.parsed = parse_structured(second.text, schema, model=self.name)
+            except ModelOutputError as exc:
+                raise ModelOutputError(
+                    f"{exc} (after one corrective retry)",
+                    raw=second.text,
+                    provider=self.provider,
+                    model=self.name,
+                ) from exc
+            return second
+
+    def _gave_up(self, error: BaseException, attempts: int) -> ModelError:
+        if isinstance(error, ModelError):
+            reason = str(error)  # already names the model
+        elif isinstance(error, TimeoutError):
+            reason = f"{self.name}: no answer within timeout_s={self.spec.timeout_s:g}"
+        else:
+            reason = f"{self.name}: {error or type(error).__name__}"
+        return ModelError(
+            f"{reason} (gave up after {attempts} attempts)",
+            provider=self.provider,
+            model=self.name,
+            status=getattr(error, "status", None),
+            retryable=True,
+        )
 
 
-def get_model(spec: ModelSpec | str, *, role: str | None = None, **options: Any) -> Model:
+def get_model(
+    spec: ModelSpec | str, *, role: str | None = None, context: ModelContext | None = None, **options: Any
+) -> Model:
     """Build the wrapped model for a config binding (or a plain "provider/model" string)."""
     if isinstance(spec, str):
         spec = ModelSpec(model=spec)
@@ -72,4 +196,6 @@ def get_model(spec: ModelSpec | str, *, role: str | None = None, **options: Any)
         backend_options.setdefault("base_url", spec.base_url)
     if spec.api_key:
         backend_options.setdefault("api_key", spec.api_key)
-    return Model(create_backend(spec.model, **backend_options), role=role, spec=spec)
+    if spec.api_key_env:
+        backend_options.setdefault("api_key_env", spec.api_key_env)
+    return Model(create_backend(spec.model, **backend_options), role=role, spec=spec, context=context)

@@ -15,6 +15,9 @@ BackendFactory = Callable[..., ModelBackend]
 # provider -> "module:attribute", imported on first use
 _BUILTIN: dict[str, str] = {
     "scripted": "ragdive.models.scripted:ScriptedModel",
+    "openai": "ragdive.models.backends.openai_compat:OpenAIBackend",
+    "llamacpp": "ragdive.models.backends.llamacpp:LlamaCppBackend",
+    "litellm": "ragdive.models.backends.litellm_backend:LiteLLMBackend",
 }
 _registered: dict[str, BackendFactory] = {}
 

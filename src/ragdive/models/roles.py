@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..config.models import ROLES, ModelsConfig, ModelSpec
 from ..errors import ConfigError
+from .context import ModelContext
 from .model import Model, get_model
 
 
@@ -27,12 +28,21 @@ def apply_model_overrides(models: ModelsConfig, overrides: list[str]) -> ModelsC
     return updated
 
 
-def models_for_roles(models: ModelsConfig, roles: list[str] | tuple[str, ...]) -> dict[str, Model]:
-    """Build the wrapped model of each role asked for; a role with no binding is a ConfigError."""
+def models_for_roles(
+    models: ModelsConfig, roles: list[str] | tuple[str, ...], *, context: ModelContext | None = None
+) -> dict[str, Model]:
+    """Build the wrapped model of each role asked for; a role with no binding is a ConfigError.
+
+    The models share ``context`` (cache, usage ledger, budget, per-endpoint limits); without one they share a
+    fresh context with no cache and no budget — pass `ModelContext.from_config(config)` in a real run.
+    Each role gets its own backend object (a scripted double's queue stays per role); the llamacpp backend
+    still loads its weights once per process.
+    """
+    context = context or ModelContext()
     out: dict[str, Model] = {}
     for role in roles:
         spec = models.for_role(role)
         if spec is None:
             raise ConfigError(f"no model for role {role!r}: set models.{role} or models.default, or --model")
-        out[role] = get_model(spec, role=role)
+        out[role] = get_model(spec, role=role, context=context)
     return out

@@ -62,7 +62,10 @@ class ScriptedModel(ModelBackend):
             if inspect.isawaitable(output):
                 output = await output
         else:
-            raise RuntimeError(f"{self.name}: no scripted output left (call {len(self.calls)})")
+            hint = ""
+            if schema is not None and len(self.calls) > 1 and self.calls[-2].schema is schema:
+                hint = "; an invalid structured answer gets one corrective retry, so enqueue a second output"
+            raise RuntimeError(f"{self.name}: no scripted output left (call {len(self.calls)}){hint}")
         if isinstance(output, BaseException):
             raise output
         if isinstance(output, Completion):

@@ -1,0 +1,1 @@
+"""Provider backends, imported lazily by the registry."""

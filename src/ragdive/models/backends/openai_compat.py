@@ -1,0 +1,231 @@
+"""`openai/<model>`: any OpenAI-compatible chat endpoint through the official SDK's async client.
+
+One backend serves OpenAI itself, Gemini's OpenAI-compatible endpoint, vLLM, Ollama and the llama.cpp server:
+set ``base_url``. The key comes from ``api_key`` or the environment variable ``api_key_env`` (OPENAI_API_KEY by
+default); a local server without auth needs none.
+
+Structured output negotiates what the server understands, best first, and remembers the first that worked:
+``json_schema`` (OpenAI, vLLM, Ollama) → ``json_object`` with a ``schema`` (llama.cpp server: a grammar) →
+plain ``json_object`` → ``prompt`` (the schema in the prompt, parsed by the wrapper). A step is dropped only
+when the server rejects the request (400/422, or llama-cpp-python's 500) naming the response format in its error.
+
+The SDK's own retries are off (max_retries=0): the wrapper owns retries. SDK exceptions become ModelError with
+the status, whether a retry may help, and the server's Retry-After.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import weakref
+from typing import Any
+
+from pydantic import BaseModel
+
+from ...errors import ConfigError, ModelError
+from ...records import Usage
+from ..base import Completion, GenerateParams, Message, ModelBackend
+from ..retry import parse_retry_after, status_is_retryable
+from ..structured import schema_instruction, schema_json
+
+try:
+    import openai
+except ImportError as exc:  # pragma: no cover - openai is a core dependency
+    raise ConfigError("the openai backend needs the `openai` package: pip install openai") from exc
+
+MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+_FORMAT_WORDS = ("response_format", "json_schema", "schema", "json_object", "grammar")
+
+
+class OpenAIBackend(ModelBackend):
+    provider = "openai"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        structured: str = "auto",
+        **options: Any,
+    ) -> None:
+        super().__init__(name, **options)
+        self.model_id = name.split("/", 1)[1]
+        self.base_url = base_url
+        self.api_key_env = api_key_env or DEFAULT_KEY_ENV
+        key = api_key or os.environ.get(self.api_key_env)
+        if not key:
+            if base_url is None:
+                raise ConfigError(
+                    f"{name}: no API key: set the environment variable {self.api_key_env} "
+                    "(or api_key_env / api_key in the model's config), or set base_url for a local server"
+                )
+            key = "no-key"  # local servers (llama.cpp, vLLM, Ollama) usually ignore it; the SDK wants a value
+        if structured != "auto" and structured not in MODES:
+            raise ConfigError(f"{name}: options.structured must be auto or one of {', '.join(MODES)}")
+        self._modes = list(MODES) if structured == "auto" else [structured]
+        self._key = key
+        # An HTTP client's connections belong to one event loop; a Model may be used from several (tests, a CLI
+        # calling asyncio.run twice), so keep one client per loop. Passing our own httpx client also avoids the
+        # SDK wrapper's __del__, which schedules a close on whatever loop is running at GC time.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = openai.AsyncOpenAI(
+                api_key=self._key,
+                base_url=self.base_url,
+                max_retries=0,
+                http_client=openai.DefaultAsyncHttpxClient(),
+            )
+        return client
+
+    @property
+    def structured_mode(self) -> str:
+        """The structured-output method currently in use (the first one the server accepted)."""
+        return self._modes[0]
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        schema: type[BaseModel] | None = None,
+        params: GenerateParams | None = None,
+    ) -> Completion:
+        request = _params(params)
+        if schema is None:
+            return await self._send(_wire(messages), request)
+        while True:
+            mode = self._modes[0]
+            try:
+                return await self._send(*_structured_request(mode, messages, schema, request))
+            except ModelError as exc:
+                if len(self._modes) > 1 and _rejects_format(exc):
+                    self._modes.pop(0)  # the server does not understand this format: try the next, remember
+                    continue
+                raise
+
+    async def _send(self, messages: list[dict[str, str]], request: dict[str, Any]) -> Completion:
+        try:
+            create: Any = self._client().chat.completions.create  # the SDK's overloads don't fit a kwargs dict
+            response = await create(model=self.model_id, messages=messages, **request)
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc) from exc
+        except openai.APITimeoutError as exc:
+            raise self._error("timed out", retryable=True) from exc
+        except openai.APIConnectionError as exc:
+            raise self._error(f"cannot connect to {self._where()}: {exc.__cause__ or exc}", retryable=True) from exc
+        except (openai.APIResponseValidationError, ValueError) as exc:
+            raise self._error(f"unreadable response from {self._where()}: {exc}", retryable=True) from exc
+        return self._completion(response)
+
+    def _completion(self, response: Any) -> Completion:
+        choices = getattr(response, "choices", None)
+        if not choices:
+            # e.g. a proxy's HTML page with a JSON content type: the SDK hands back whatever it parsed
+            raise self._error(f"unreadable response from {self._where()}: {str(response)[:200]!r}", retryable=True)
+        choice = choices[0]
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=choice.message.content or "",
+            model=self.name,
+            finish_reason=choice.finish_reason,
+            usage=Usage(
+                prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            ),
+        )
+
+    def _where(self) -> str:
+        return self.base_url or "api.openai.com"
+
+    def _error(self, what: str, *, status: int | None = None, retryable: bool, **kw: Any) -> ModelError:
+        return ModelError(
+            f"{self.name}: {what}", provider=self.provider, model=self.name, status=status, retryable=retryable, **kw
+        )
+
+    def _status_error(self, exc: openai.APIStatusError) -> ModelError:
+        status = exc.status_code
+        detail = _server_message(exc)
+        if status == 401:
+            what = (
+                f"401 Unauthorized from {self._where()}: the API key was rejected; "
+                f"check the environment variable {self.api_key_env} ({detail})"
+            )
+        elif status == 403:
+            what = f"403 Forbidden from {self._where()}: the key in {self.api_key_env} may not use this model"
+        elif status == 404:
+            what = f"404 Not Found from {self._where()}: unknown model {self.model_id!r} or wrong base_url ({detail})"
+        else:
+            what = f"HTTP {status} from {self._where()}: {detail}"
+        return self._error(
+            what,
+            status=status,
+            retryable=status_is_retryable(status),
+            retry_after=parse_retry_after(exc.response.headers),
+        )
+
+    async def aclose(self) -> None:
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
+
+def _wire(messages: list[Message]) -> list[dict[str, str]]:
+    return [{"role": m.role, "content": m.content} for m in messages]
+
+
+def _params(params: GenerateParams | None) -> dict[str, Any]:
+    """Forward what was set (temperature, seed, max_tokens, stop, and any extra like top_p)."""
+    return params.model_dump(exclude_none=True) if params is not None else {}
+
+
+def _structured_request(
+    mode: str, messages: list[Message], schema: type[BaseModel], request: dict[str, Any]
+) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    wire = _wire(messages)
+    body = dict(request)
+    if mode == "json_schema":
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": schema.__name__, "schema": schema_json(schema), "strict": False},
+        }
+        return wire, body
+    # The other modes don't carry the schema to the model itself (and JSON mode insists the prompt says JSON):
+    # say it at the end of the last message, where even a weak model still reads it.
+    last = wire[-1] if wire else {"role": "user", "content": ""}
+    wire = [*wire[:-1], {**last, "content": f"{last['content']}\n\n{schema_instruction(schema)}".lstrip()}]
+    if mode == "json_object_schema":
+        body["extra_body"] = {"response_format": {"type": "json_object", "schema": schema_json(schema)}}
+    elif mode == "json_object":
+        body["response_format"] = {"type": "json_object"}
+    return wire, body
+
+
+def _rejects_format(exc: ModelError) -> bool:
+    """The server refused the response format itself (not the request as a whole)."""
+    text = str(exc).lower()
+    if exc.status in (400, 422):
+        return any(word in text for word in _FORMAT_WORDS)
+    # llama-cpp-python's server answers an unknown response_format type with a 500 wrapping its validation error
+    return exc.status == 500 and "response_format" in text
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        if message is None and "detail" in body:
+            message = body["detail"]
+        text = str(message if message is not None else body)
+    else:
+        text = str(body or exc.message)
+    text = " ".join(text.split())  # servers put tracebacks in here; an error is shown as one line
+    return text if len(text) <= 300 else text[:297] + "..."

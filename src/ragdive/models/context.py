@@ -1,0 +1,57 @@
+"""What the models of one run share: the cache, the usage ledger, the budget and the per-endpoint limiters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from ..config.models import BudgetConfig, CacheConfig, ModelSpec
+from .cache import CompletionCache
+from .limits import Limiter
+from .usage import Budget, UsageLedger
+
+
+class _HasCacheAndBudget(Protocol):
+    cache: CacheConfig
+    budget: BudgetConfig
+
+
+class ModelContext:
+    """Build one per run and pass it to `models_for_roles(..., context=...)`.
+
+    Without a cache (the default) every call reaches its model; without a budget nothing is capped.
+    """
+
+    def __init__(
+        self,
+        *,
+        cache: CompletionCache | None = None,
+        ledger: UsageLedger | None = None,
+        budget: BudgetConfig | None = None,
+    ) -> None:
+        self.cache = cache
+        self.ledger = ledger or UsageLedger()
+        self.budget = Budget(budget, self.ledger)
+        self._limiters: dict[tuple[str, str], Limiter] = {}
+
+    @classmethod
+    def from_config(
+        cls, config: _HasCacheAndBudget, *, no_cache: bool = False, cache_dir: str | Path | None = None
+    ) -> ModelContext:
+        """From an ExperimentConfig (its `cache` and `budget` sections) and the CLI's --no-cache/--cache-dir."""
+        cache = None
+        if config.cache.enabled and not no_cache:
+            cache = CompletionCache(cache_dir or config.cache.dir)
+        return cls(cache=cache, budget=config.budget)
+
+    def limiter_for(self, spec: ModelSpec) -> Limiter:
+        """Shared by every role bound to the same model on the same endpoint; the first binding's limits win."""
+        key = (spec.model, spec.base_url or "")
+        limiter = self._limiters.get(key)
+        if limiter is None:
+            limiter = self._limiters[key] = Limiter(spec.max_concurrency, spec.requests_per_minute)
+        return limiter
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()

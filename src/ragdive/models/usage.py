@@ -1,0 +1,151 @@
+"""Tokens and cost per role and model, prices, and the budget cap.
+
+Cost is only ever computed from a known price. A model without one keeps its token counts and shows cost as
+unknown (None) — never 0, which would read as "free". Cache hits spend nothing and are counted on their own.
+
+Prices are US dollars per 1M tokens. The built-in table covers a few OpenAI models and applies only to the real
+OpenAI endpoint (no ``base_url``): the same model name behind another server may be priced differently. Local
+in-process models (`llamacpp/...`) cost 0. Any model's price can be set in the config:
+
+    models:
+      judge:
+        model: openai/gpt-4o-mini
+        prices: {input_per_1m: 0.15, output_per_1m: 0.60}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config.models import BudgetConfig, ModelSpec, Prices
+from ..errors import BudgetExceeded
+from ..records import Usage
+
+# Published list prices (USD per 1M tokens, standard tier) of a few well-known models; override in the config.
+BUILTIN_PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-3.5-turbo": (0.50, 1.50),
+}
+
+
+def price_for(spec: ModelSpec) -> Prices | None:
+    """The price of a model binding: the config's override, else the built-in table, else unknown (None)."""
+    if spec.prices is not None:
+        return spec.prices
+    provider, _, model = spec.model.partition("/")
+    if provider == "llamacpp":
+        return Prices(input_per_1m=0.0, output_per_1m=0.0)
+    if provider == "openai" and not spec.base_url and model in BUILTIN_PRICES:
+        inp, out = BUILTIN_PRICES[model]
+        return Prices(input_per_1m=inp, output_per_1m=out)
+    return None
+
+
+def cost_of(usage: Usage, price: Prices | None) -> float | None:
+    if price is None:
+        return None
+    return (usage.prompt_tokens * price.input_per_1m + usage.completion_tokens * price.output_per_1m) / 1_000_000
+
+
+@dataclass
+class UsageLine:
+    """What one role spent on one model."""
+
+    role: str
+    model: str
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+    """None as soon as one call had no known price."""
+    cached_calls: int = 0
+    cached_prompt_tokens: int = 0
+    """Tokens the cache saved (not spent, not in the totals)."""
+    cached_completion_tokens: int = 0
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, cost_usd=self.cost_usd)
+
+
+class UsageLedger:
+    """Running totals, shared by every model of a run. Updated on the event loop (no awaits inside)."""
+
+    def __init__(self) -> None:
+        self._lines: dict[tuple[str, str], UsageLine] = {}
+        self.known_cost_usd = 0.0
+        """Sum of the costs that are known: what the cost budget is checked against."""
+        self.total_tokens = 0
+
+    def _line(self, role: str | None, model: str) -> UsageLine:
+        key = (role or "-", model)
+        line = self._lines.get(key)
+        if line is None:
+            line = self._lines[key] = UsageLine(role=key[0], model=model)
+        return line
+
+    def record(self, role: str | None, model: str, usage: Usage) -> None:
+        line = self._line(role, model)
+        line.calls += 1
+        line.prompt_tokens += usage.prompt_tokens
+        line.completion_tokens += usage.completion_tokens
+        self.total_tokens += usage.prompt_tokens + usage.completion_tokens
+        if usage.cost_usd is None:
+            line.cost_usd = None
+        else:
+            self.known_cost_usd += usage.cost_usd
+            if line.cost_usd is not None:
+                line.cost_usd += usage.cost_usd
+
+    def record_cached(self, role: str | None, model: str, usage: Usage) -> None:
+        line = self._line(role, model)
+        line.cached_calls += 1
+        line.cached_prompt_tokens += usage.prompt_tokens
+        line.cached_completion_tokens += usage.completion_tokens
+
+    def lines(self) -> list[UsageLine]:
+        return sorted(self._lines.values(), key=lambda line: (line.role, line.model))
+
+    def total(self) -> Usage:
+        """Everything spent (cache hits excluded); cost None when any paid call's price was unknown."""
+        total = Usage(cost_usd=0.0)
+        for line in self._lines.values():
+            if line.calls:
+                total = total + line.usage
+        return total
+
+    def by_role(self) -> dict[str, Usage]:
+        out: dict[str, Usage] = {}
+        for line in self._lines.values():
+            if line.calls:
+                out[line.role] = out.get(line.role, Usage(cost_usd=0.0)) + line.usage
+        return out
+
+
+class Budget:
+    """The run's cap, checked before every call: once reached, no new call starts (calls in flight finish)."""
+
+    def __init__(self, config: BudgetConfig | None, ledger: UsageLedger) -> None:
+        self.config = config or BudgetConfig()
+        self.ledger = ledger
+
+    def check(self, model: str) -> None:
+        cfg, ledger = self.config, self.ledger
+        if cfg.max_cost_usd is not None and ledger.known_cost_usd >= cfg.max_cost_usd:
+            raise BudgetExceeded(
+                f"budget reached: ${ledger.known_cost_usd:.4f} spent of max_cost_usd ${cfg.max_cost_usd:.4f}; "
+                f"not calling {model}",
+                model=model,
+                provider=model.split("/", 1)[0],
+            )
+        if cfg.max_tokens is not None and ledger.total_tokens >= cfg.max_tokens:
+            raise BudgetExceeded(
+                f"budget reached: {ledger.total_tokens} tokens spent of max_tokens {cfg.max_tokens}; "
+                f"not calling {model}",
+                model=model,
+                provider=model.split("/", 1)[0],
+            )

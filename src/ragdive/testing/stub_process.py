@@ -1,0 +1,78 @@
+"""The stub server in its own process, programmed over its control API.
+
+For throughput and reliability harnesses: a server thread inside the measuring process competes with the client
+for the GIL, so its figures say more about that contention than about either side. Same programming surface as
+StubServer: ``plan(...)``, ``requests``, ``request_count``, ``reset()``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import httpx
+
+from .faults import Fault, ReceivedRequest, fault_from_dict, fault_to_dict
+
+
+class StubProcess:
+    def __init__(self, *, api_key: str | None = None, port: int = 0) -> None:
+        self.api_key = api_key
+        self.port = port
+        self.base_url = ""
+        self._proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> StubProcess:
+        cmd = [sys.executable, "-m", "ragdive.testing", "--port", str(self.port)]
+        if self.api_key:
+            cmd += ["--api-key", self.api_key]
+        self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline().strip()  # the server prints its base URL once it is listening
+        if not line.startswith("http://"):
+            self.stop()
+            raise RuntimeError(f"stub server process did not start (said {line!r})")
+        self.base_url = line
+        self.port = int(line.rsplit(":", 1)[1].split("/", 1)[0])
+        return self
+
+    def _control(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        root = self.base_url.removesuffix("/v1")
+        response = httpx.request(method, f"{root}/_stub/{path}", json=body, timeout=10)
+        response.raise_for_status()
+        return dict(response.json())
+
+    def plan(self, *faults: Fault) -> StubProcess:
+        self._control("POST", "plan", {"faults": [fault_to_dict(f) for f in faults]})
+        return self
+
+    def reset(self) -> None:
+        self._control("POST", "reset")
+
+    @property
+    def requests(self) -> list[ReceivedRequest]:
+        items = self._control("GET", "requests")["requests"]
+        return [ReceivedRequest(**{**item, "fault": fault_from_dict(item["fault"])}) for item in items]
+
+    @property
+    def request_count(self) -> int:
+        return int(self._control("GET", "requests")["count"])
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            if self._proc.stdout is not None:
+                self._proc.stdout.close()
+            self._proc = None
+
+    def __enter__(self) -> StubProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

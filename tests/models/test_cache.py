@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from ragdive.config import ExperimentConfig
+from ragdive.config.models import ModelSpec
+from ragdive.models import Completion, CompletionCache, GenerateParams, Message, Model, ModelContext, ScriptedModel
+from ragdive.models.cache import cache_key
+from ragdive.models.structured import schema_text
+
+from .conftest import Capital
+
+MSGS = [Message(role="user", content="capital of France?")]
+GOOD = '{"capital": "Paris", "population_millions": 2}'
+
+
+def cached_model(tmp_path: Path, backend: ScriptedModel, **spec: object) -> Model:
+    context = ModelContext(cache=CompletionCache(tmp_path / "cache"))
+    return Model(backend, role="judge", spec=ModelSpec(model=backend.name, **spec), context=context)  # type: ignore[arg-type]
+
+
+async def test_identical_call_is_served_from_cache_and_repeat_index_misses(tmp_path: Path) -> None:
+    backend = ScriptedModel(responder=lambda messages: GOOD)
+    model = cached_model(tmp_path, backend)
+    first = await model.generate(MSGS, schema=Capital)
+    second = await model.generate(MSGS, schema=Capital)
+    assert len(backend.calls) == 1
+    assert not first.cached and second.cached and second.parsed == first.parsed
+    assert second.usage.prompt_tokens == 0 and second.usage.cost_usd == 0.0  # a hit spends nothing
+    third = await model.generate(MSGS, schema=Capital, repeat_index=1)
+    assert not third.cached and len(backend.calls) == 2
+    assert model.context.cache is not None
+    assert (model.context.cache.hits, model.context.cache.misses) == (1, 2)
+
+
+async def test_key_covers_messages_schema_and_params(tmp_path: Path) -> None:
+    backend = ScriptedModel(responder=lambda messages: GOOD)
+    model = cached_model(tmp_path, backend)
+    await model.generate(MSGS)
+    await model.generate(MSGS, schema=Capital)
+    await model.generate(MSGS, params=GenerateParams(temperature=0.5))
+    await model.generate([Message(role="user", content="capital of Spain?")])
+    assert len(backend.calls) == 4
+    await model.generate(MSGS, params=GenerateParams(temperature=0.5))
+    assert len(backend.calls) == 4
+
+
+async def test_cache_persists_across_processes_and_stores_no_secret(tmp_path: Path) -> None:
+    secret = "sk-very-secret-key-123"
+    spec = {"api_key": secret, "base_url": "http://127.0.0.1:1/v1"}
+    backend = ScriptedModel(responder=lambda messages: "answer one")
+    await cached_model(tmp_path, backend, **spec).generate(MSGS)
+    again = ScriptedModel(responder=lambda messages: "answer two")
+    completion = await cached_model(tmp_path, again, **spec).generate(MSGS)  # a new cache object, same folder
+    assert completion.text == "answer one" and completion.cached and again.calls == []
+    for file in (tmp_path / "cache").iterdir():
+        assert secret.encode() not in file.read_bytes()
+
+
+async def test_concurrent_use_from_many_tasks(tmp_path: Path) -> None:
+    backend = ScriptedModel(responder=lambda messages: messages[-1].content.upper())
+    model = cached_model(tmp_path, backend)
+    prompts = [[Message(role="user", content=f"q{i % 10}")] for i in range(100)]
+    results = await asyncio.gather(*(model.generate(p, repeat_index=0) for p in prompts))
+    assert [r.text for r in results] == [f"Q{i % 10}" for i in range(100)]
+    assert model.context.cache is not None and len(model.context.cache) == 10
+    again = await asyncio.gather(*(model.generate(p) for p in prompts))
+    assert all(r.cached for r in again)
+
+
+async def test_a_cached_answer_that_no_longer_validates_is_refetched(tmp_path: Path) -> None:
+    backend = ScriptedModel().enqueue(GOOD)
+    model = cached_model(tmp_path, backend)
+    assert model.context.cache is not None
+    key = cache_key(
+        model=model.name,
+        base_url=None,
+        messages=MSGS,
+        schema=schema_text(Capital),
+        params=GenerateParams(),
+        repeat_index=0,
+    )
+    model.context.cache.put(key, Completion(text="not the schema", model=model.name))
+    completion = await model.generate(MSGS, schema=Capital)
+    assert not completion.cached and completion.parsed is not None and len(backend.calls) == 1
+    assert (await model.generate(MSGS, schema=Capital)).cached  # the good answer replaced the bad one
+
+
+def test_context_from_config_honours_no_cache_and_cache_dir(tmp_path: Path) -> None:
+    config = ExperimentConfig.model_validate({"cache": {"dir": str(tmp_path / "from-config")}})
+    assert ModelContext.from_config(config).cache is not None
+    assert (tmp_path / "from-config" / "completions.sqlite3").exists()
+    assert ModelContext.from_config(config, no_cache=True).cache is None
+    ctx = ModelContext.from_config(config, cache_dir=tmp_path / "cli")
+    assert ctx.cache is not None and ctx.cache.directory == tmp_path / "cli"
+    off = ExperimentConfig.model_validate({"cache": {"enabled": False}})
+    assert ModelContext.from_config(off).cache is None

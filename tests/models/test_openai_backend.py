@@ -1,0 +1,153 @@
+"""The openai backend over real HTTP against the project's fault-injecting stub server on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from ragdive.config.models import ModelSpec
+from ragdive.errors import ConfigError, ModelError
+from ragdive.models import CompletionCache, GenerateParams, Message, ModelContext, get_model
+from ragdive.testing import Fault, StubServer
+
+from .conftest import Capital
+
+MSGS = [Message(role="user", content="What is the capital of France?")]
+KEY_ENV = "RAGDIVE_TEST_STUB_KEY"
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test-stub-key")
+
+
+def stub_model(stub: StubServer, context: ModelContext | None = None, **spec: object):  # type: ignore[no-untyped-def]
+    fields = {"backoff_s": 0.01, "timeout_s": 2.0, "api_key_env": KEY_ENV, **spec}
+    return get_model(ModelSpec(model="openai/stub-model", base_url=stub.base_url, **fields), context=context)  # type: ignore[arg-type]
+
+
+async def test_plain_and_structured_answers_with_params_forwarded(stub: StubServer) -> None:
+    model = stub_model(stub)
+    completion = await model.generate(MSGS, params=GenerateParams(temperature=0.2, seed=7, max_tokens=50))
+    assert completion.text.startswith("stub answer to: What is the capital")
+    assert completion.finish_reason == "stop" and completion.usage.completion_tokens > 0
+    structured = await model.generate(MSGS, schema=Capital)
+    assert isinstance(structured.parsed, Capital)
+    sent = [r.body for r in stub.requests]
+    assert (sent[0]["temperature"], sent[0]["seed"], sent[0]["max_tokens"], sent[0]["model"]) == (
+        0.2,
+        7,
+        50,
+        "stub-model",
+    )
+    assert sent[1]["response_format"]["type"] == "json_schema"
+    assert sent[1]["response_format"]["json_schema"]["schema"]["required"] == ["capital", "population_millions"]
+    assert "authorization" not in stub.requests[0].headers  # the stub does not even keep it
+
+
+async def test_every_fault_is_retried_and_nothing_is_lost(stub: StubServer) -> None:
+    stub.plan(
+        Fault.rate_limited(retry_after=0.3),
+        Fault.error(500),
+        Fault.hang(10),  # past timeout_s=0.5
+        Fault.garbage(),
+        Fault.error(503),
+    )
+    model = stub_model(stub, timeout_s=0.5, max_retries=5)
+    completion = await model.generate(MSGS, schema=Capital)
+    assert isinstance(completion.parsed, Capital)
+    kinds = [r.fault.kind for r in stub.requests]
+    assert kinds == ["status", "status", "hang", "garbage", "status", "ok"]
+    waited_after_429 = stub.requests[1].at - stub.requests[0].at
+    assert waited_after_429 >= 0.3  # Retry-After honoured
+    assert stub.requests[3].at - stub.requests[2].at >= 0.45  # the hung call was abandoned at the timeout (0.5 s)
+    # every attempt's tokens count only once there is an answer: the ledger saw exactly one successful call
+    (line,) = model.context.ledger.lines()
+    assert line.calls == 1
+
+
+async def test_concurrent_calls_through_faults_all_get_their_own_answer(stub: StubServer) -> None:
+    faults = [Fault.rate_limited(0.05), Fault.error(500), Fault.garbage(), Fault.error(502), Fault.hang(10)] * 2
+    stub.plan(*faults)
+    model = stub_model(stub, timeout_s=0.5, max_retries=6, max_concurrency=8)
+    questions = [f"question number {i}" for i in range(24)]
+    answers = await asyncio.gather(*(model.generate([Message(role="user", content=q)]) for q in questions))
+    assert [a.text for a in answers] == [f"stub answer to: {q}" for q in questions]
+    assert stub.request_count == len(questions) + len(faults)  # each fault cost exactly one extra request
+    assert model.context.ledger.lines()[0].calls == len(questions)
+
+
+async def test_invalid_json_content_gets_one_corrective_retry(stub: StubServer) -> None:
+    stub.plan(Fault.bad_content("Paris, obviously."))
+    completion = await stub_model(stub).generate(MSGS, schema=Capital)
+    assert isinstance(completion.parsed, Capital) and stub.request_count == 2
+    retry_messages = stub.requests[1].body["messages"]
+    assert retry_messages[-2] == {"role": "assistant", "content": "Paris, obviously."}
+
+
+async def test_401_is_not_retried_and_names_the_key_variable(stub: StubServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-wrong")
+    with pytest.raises(ModelError) as info:
+        await stub_model(stub).generate(MSGS)
+    message = str(info.value)
+    assert info.value.status == 401 and not info.value.retryable
+    assert "openai/stub-model" in message and "401" in message and KEY_ENV in message
+    assert "sk-wrong" not in message
+    assert stub.request_count == 1
+
+
+async def test_400_is_not_retried(stub: StubServer) -> None:
+    stub.plan(Fault.error(400, "max_tokens is too large"))
+    with pytest.raises(ModelError, match="HTTP 400 .*max_tokens is too large") as info:
+        await stub_model(stub).generate(MSGS)
+    assert info.value.status == 400 and stub.request_count == 1
+
+
+async def test_persistent_429_gives_up_with_the_status(stub: StubServer) -> None:
+    stub.plan(*[Fault.rate_limited(retry_after=0.01)] * 3)
+    with pytest.raises(ModelError, match="HTTP 429.*gave up after 3 attempts") as info:
+        await stub_model(stub, max_retries=2).generate(MSGS)
+    assert info.value.status == 429 and stub.request_count == 3
+
+
+async def test_unreachable_server_is_a_retryable_connection_error() -> None:
+    model = get_model(ModelSpec(model="openai/x", base_url="http://127.0.0.1:9/v1", backoff_s=0.01, max_retries=1))
+    with pytest.raises(ModelError, match="cannot connect to http://127.0.0.1:9/v1"):
+        await model.generate(MSGS)
+
+
+async def test_format_negotiation_falls_back_and_remembers(stub: StubServer) -> None:
+    stub.plan(
+        Fault.error(400, "response_format json_schema is not supported"),
+        Fault.error(422, "unknown field response_format.schema"),
+        Fault.ok('{"capital": "Paris", "population_millions": 2}'),
+        Fault.ok('{"capital": "Rome", "population_millions": 3}'),
+    )
+    model = stub_model(stub)
+    assert isinstance((await model.generate(MSGS, schema=Capital)).parsed, Capital)
+    assert model.backend.structured_mode == "json_object"  # type: ignore[attr-defined]
+    bodies = [r.body for r in stub.requests]
+    assert bodies[0]["response_format"]["type"] == "json_schema"
+    assert bodies[1]["response_format"] == {"type": "json_object", "schema": Capital.model_json_schema()}
+    assert bodies[2]["response_format"] == {"type": "json_object"}
+    assert "JSON schema" in bodies[2]["messages"][-1]["content"]  # JSON mode: the schema is in the prompt
+    await model.generate([Message(role="user", content="again")], schema=Capital)
+    assert stub.requests[3].body["response_format"] == {"type": "json_object"}  # remembered
+
+
+async def test_second_identical_call_never_reaches_the_server(stub: StubServer, tmp_path: Path) -> None:
+    context = ModelContext(cache=CompletionCache(tmp_path))
+    model = stub_model(stub, context=context)
+    first = await model.generate(MSGS, schema=Capital)
+    second = await model.generate(MSGS, schema=Capital)
+    assert stub.request_count == 1 and second.cached and second.parsed == first.parsed
+    await model.generate(MSGS, schema=Capital, repeat_index=1)
+    assert stub.request_count == 2
+
+
+def test_missing_key_for_the_official_endpoint_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="set the environment variable OPENAI_API_KEY"):
+        get_model("openai/gpt-4o-mini")

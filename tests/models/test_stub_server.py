@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import httpx
+from pydantic import BaseModel, Field
+
+from ragdive.testing import Fault, StubServer, example_for_schema
+
+
+class Inner(BaseModel):
+    tags: list[str] = Field(min_length=2)
+    kind: str = Field(pattern="^a|b$", default="a")
+
+
+class Outer(BaseModel):
+    name: str
+    score: float = Field(ge=1, le=5)
+    flag: bool
+    inner: Inner
+    maybe: int | None
+
+
+def test_example_for_schema_validates() -> None:
+    Outer.model_validate(example_for_schema(Outer.model_json_schema()))
+
+
+def test_faults_in_order_then_normal_answers_and_requests_counted() -> None:
+    with StubServer(reply=lambda body: "custom") as server:
+        server.plan(Fault.rate_limited(retry_after=2), Fault.error(503), Fault.garbage("<html>"))
+        url = f"{server.base_url}/chat/completions"
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        first = httpx.post(url, json=body)
+        assert first.status_code == 429 and first.headers["retry-after"] == "2"
+        assert httpx.post(url, json=body).status_code == 503
+        garbage = httpx.post(url, json=body)
+        assert garbage.status_code == 200 and garbage.text == "<html>"
+        ok = httpx.post(url, json=body).json()
+        assert ok["choices"][0]["message"]["content"] == "custom" and ok["usage"]["prompt_tokens"] == 1
+        assert server.request_count == 4
+        assert [r.fault.kind for r in server.requests] == ["status", "status", "garbage", "ok"]
+        assert httpx.get(f"{server.base_url}/models").json()["data"][0]["id"] == "stub-model"
+    assert server.request_count == 4  # stopped cleanly, log kept
+
+
+def test_hang_ends_when_the_client_gives_up() -> None:
+    with StubServer() as server:
+        server.plan(Fault.hang(30))
+        try:
+            httpx.post(f"{server.base_url}/chat/completions", json={"messages": []}, timeout=0.3)
+        except httpx.TimeoutException:
+            pass
+        else:
+            raise AssertionError("the hang answered")
+        assert server.request_count == 1
+
+
+def test_stub_in_its_own_process_is_programmed_over_its_control_api() -> None:
+    from ragdive.testing import StubProcess
+
+    with StubProcess(api_key="k") as server:
+        server.plan(Fault.error(502), Fault.ok("planned"))
+        url = f"{server.base_url}/chat/completions"
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        headers = {"Authorization": "Bearer k"}
+        assert httpx.post(url, json=body, headers=headers).status_code == 502
+        assert httpx.post(url, json=body, headers=headers).json()["choices"][0]["message"]["content"] == "planned"
+        assert httpx.post(url, json=body).status_code == 401  # wrong key
+        assert server.request_count == 3
+        assert [r.fault.status for r in server.requests] == [502, 200, 200]
+        server.reset()
+        assert server.request_count == 0
