@@ -9,8 +9,6 @@ from ragdive.records import Context, Score
 from ragdive.store import RunStore
 from tests.factories import make_conversation
 
-from . import test_static  # noqa: F401 - registers the rulejudge backend
-
 
 def dynamic_run(root: Path, n: int = 3) -> RunStore:
     store = RunStore.create(root, config={"models": {"judge": {"model": "rulejudge/from-manifest", "api_key": "s"}}})

@@ -129,3 +129,16 @@ async def test_judge_calls_in_flight_are_bounded_by_concurrency(tmp_path: Path) 
     await Evaluator(Judge(model, concurrency=2), ALL).evaluate_run(store)
     assert len(backend.calls) == 3 * 2 * 4 + 3 * 2
     assert state["peak"] == 2
+
+
+async def test_budget_exceeded_stops_the_evaluation_without_unscoring_the_rest(tmp_path: Path) -> None:
+    from ragdive.errors import BudgetExceeded
+
+    store = make_run(tmp_path, n=2, turns=1)
+    model, backend = scripted_judge(responder=None)
+    backend.enqueue({"reason": "ok", "correct": True}, BudgetExceeded("budget of 1000 tokens reached"))
+    with pytest.raises(BudgetExceeded):
+        await Evaluator(Judge(model, concurrency=1), ["correctness"]).evaluate_run(store)
+    scores = store.scores().records
+    assert [s.value for s in scores] == [1.0]  # what finished is kept; nothing became unscored
+    assert store.read_manifest().totals.scores == 1

@@ -90,12 +90,13 @@ async def test_faithfulness_zero_claims_is_unscored_not_one_or_zero() -> None:
 
 
 async def test_judge_garbage_and_model_error_are_unscored_with_reason() -> None:
-    judge, _ = judge_with("this is not json at all", ModelError("HTTP 503 after 4 retries", status=503))
+    # garbage twice: the model layer repairs, then retries once with a correction, then gives up
+    judge, _ = judge_with("this is not json at all", "still not json", ModelError("HTTP 503 after 4 retries"))
     conv, turn = turn_with()
     garbage = await Faithfulness().score(judge, conv, turn)
     failed = await Correctness().score(judge, conv, turn)
     assert garbage.value is None and "judge output unusable" in garbage.unscored_reason
-    assert "this is not json" in garbage.unscored_reason
+    assert "still not json" in garbage.unscored_reason
     assert failed.value is None and "503" in failed.unscored_reason
     assert judge.failures == 2
 

@@ -8,12 +8,7 @@ import pytest
 from ragdive.cli.main import main
 from ragdive.errors import ConfigError
 from ragdive.evaluation.static import load_static_dataset
-from ragdive.models import ScriptedModel, register_backend
 from ragdive.store import RunStore, list_runs
-
-from .scripted_judge import rule_judge
-
-register_backend("rulejudge", lambda name, **_: ScriptedModel(name, responder=rule_judge))
 
 
 def test_load_csv_and_jsonl(tmp_path: Path) -> None:

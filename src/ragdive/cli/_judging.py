@@ -10,11 +10,11 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ..config import EvaluationConfig, ModelsConfig, load_config, validate_config
+from ..config import ExperimentConfig, load_config, validate_config
 from ..errors import ConfigError
 from ..evaluation import Judge
 from ..evaluation.stats import MetricSummary, RunScores, summarize_by, summarize_run
-from ..models import apply_model_overrides, models_for_roles
+from ..models import ModelContext, apply_model_overrides, models_for_roles
 from ..redaction import MASK
 
 # a pipe gets 160 columns, not rich's 80, so tables are not truncated in logs and tests
@@ -28,30 +28,29 @@ def _strip_masked(value: Any) -> Any:
     return value
 
 
-def settings_for(
-    config_file: Path | None, manifest_config: dict[str, Any] | None
-) -> tuple[ModelsConfig, EvaluationConfig]:
-    """Models and evaluation settings: from --config when given, else the non-secret part of the run's manifest."""
+def settings_for(config_file: Path | None, manifest_config: dict[str, Any] | None) -> ExperimentConfig:
+    """Models, evaluation, cache and budget settings: from --config when given, else the non-secret part of the
+    run's manifest (each section that does not validate falls back to its defaults)."""
     if config_file is not None:
-        cfg = load_config(config_file)
-        return cfg.models, cfg.evaluation
-    data = manifest_config or {}
-    try:
-        models = validate_config(_strip_masked(data.get("models") or {}), ModelsConfig, source="run manifest")
-    except ConfigError:
-        models = ModelsConfig()
-    try:
-        evaluation = validate_config(data.get("evaluation") or {}, EvaluationConfig, source="run manifest")
-    except ConfigError:
-        evaluation = EvaluationConfig()
-    return models, evaluation
+        return load_config(config_file)
+    data = _strip_masked(manifest_config or {})
+    sections: dict[str, Any] = {}
+    for name in ("models", "evaluation", "cache", "budget"):
+        try:
+            validate_config({name: data.get(name) or {}}, ExperimentConfig, source="run manifest")
+        except ConfigError:
+            continue
+        sections[name] = data.get(name) or {}
+    return validate_config(sections, ExperimentConfig, source="run manifest")
 
 
-def build_judge(models: ModelsConfig, overrides: list[str], concurrency: int) -> Judge:
-    models = apply_model_overrides(models, overrides)
+def build_judge(config: ExperimentConfig, overrides: list[str], concurrency: int) -> Judge:
+    """The judge with the run's shared model context: the cache and the budget of ``config``."""
+    models = apply_model_overrides(config.models, overrides)
     if models.for_role("judge") is None:
         raise ConfigError("no judge model: pass --model judge=provider/model or --config with models.judge")
-    return Judge(models_for_roles(models, ["judge"])["judge"], concurrency=concurrency)
+    model = models_for_roles(models, ["judge"], context=ModelContext.from_config(config))["judge"]
+    return Judge(model, concurrency=concurrency)
 
 
 def parse_metrics(option: str | None, default: list[str]) -> list[str]:

@@ -27,17 +27,17 @@ def evaluate_cmd(
     the per-metric summary. A judge failure is recorded as unscored with its reason, never as 0."""
     store = RunStore.open(run)
     manifest = store.read_manifest()
-    models, settings = settings_for(config, manifest.config)
-    names = parse_metrics(metrics, settings.metrics)
+    settings = settings_for(config, manifest.config)
+    names = parse_metrics(metrics, settings.evaluation.metrics)
     if bad := [b for b in by if b not in GROUPINGS]:
         raise ConfigError(f"--by {bad[0]!r}: use one of {', '.join(GROUPINGS)}")
-    if settings.engine == "ragas":
+    concurrency = concurrency or settings.evaluation.concurrency
+    if settings.evaluation.engine == "ragas":
         from ..evaluation.ragas_adapter import RagasEvaluator
 
-        evaluator: Evaluator = RagasEvaluator.from_models(models, model, names, concurrency or settings.concurrency)
+        evaluator: Evaluator = RagasEvaluator.from_models(settings.models, model, names, concurrency)
     else:
-        judge = build_judge(models, model, concurrency or settings.concurrency)
-        evaluator = Evaluator(judge, names)
+        evaluator = Evaluator(build_judge(settings, model, concurrency), names)
     result = asyncio.run(_evaluate(evaluator, store, retry_failed))
     console.print(
         f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "

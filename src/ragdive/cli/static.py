@@ -37,7 +37,7 @@ def static_cmd(
     names = parse_metrics(metrics, default)
     if multi := [m for m in names if m not in SINGLE_TURN_METRICS]:
         raise ConfigError(f"static runs have one turn per question; {', '.join(multi)} need conversations")
-    judge = build_judge(cfg.models, model, cfg.evaluation.concurrency) if evaluate else None
+    judge = build_judge(cfg, model, cfg.evaluation.concurrency) if evaluate else None
     system = build_target(cfg.target, experiment=cfg)
     store = RunStore.create(
         output or Path(cfg.output_dir),

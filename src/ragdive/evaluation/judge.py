@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import jinja2
 from pydantic import BaseModel
 
-from ..errors import JudgeError, ModelError, ModelOutputError
+from ..errors import BudgetExceeded, JudgeError, ModelError, ModelOutputError
 from ..models import Message, Model
 from ..records import Usage
 
@@ -65,6 +65,8 @@ class Judge:
             self.calls += 1
             try:
                 completion = await self.model.generate(messages, schema=schema)
+            except BudgetExceeded:
+                raise  # the run's budget is spent: stop cleanly, do not mark every remaining item unscored
             except ModelOutputError as exc:
                 self.failures += 1
                 raw = (exc.raw or "").strip().replace("\n", " ")
