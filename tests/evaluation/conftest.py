@@ -1,10 +1,19 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ragdive.models import ScriptedModel, registry
 
 from .scripted_judge import rule_judge
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's default model cache (.ragdive-cache) and runs/ folder are relative: keep them out of the repo
+    and out of the next test."""
+    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture(autouse=True)
