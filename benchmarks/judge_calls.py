@@ -1,8 +1,9 @@
 """Judge calls per evaluated turn for the four single-turn metrics at k=10: ragdive vs Ragas, same data.
 
-ragdive: its own evaluator with a counting scripted judge backend (every call goes through Model.generate).
+ragdive: its own evaluator, judge `openai/...` through the real openai backend, against a local
+OpenAI-compatible stub on loopback that counts requests (benchmarks/openai_stub.py).
 Ragas: its metric implementations (Faithfulness, ContextPrecisionWithReference, ContextRecall, AnswerCorrectness
-with its default embedding similarity) against a local OpenAI-compatible stub on loopback that counts requests.
+with its default embedding similarity) against the same kind of stub.
 Without ragas installed, Ragas's count is derived from its source and labelled so.
 
     python benchmarks/judge_calls.py [--turns 20] [--k 10]
@@ -13,18 +14,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
+from ragdive.config import ModelSpec
 from ragdive.evaluation import Evaluator, Judge
-from ragdive.models import Model, ScriptedModel
+from ragdive.models import get_model
 from ragdive.records import Context, Conversation, Turn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from openai_stub import CountingStub, instance  # noqa: E402
+from openai_stub import CountingStub  # noqa: E402
 
 SINGLE_TURN = ["faithfulness", "context_precision", "context_recall", "correctness"]
 
@@ -57,18 +58,21 @@ def make_conversations(turns: int, k: int) -> list[Conversation]:
     return out
 
 
-def ragdive_calls(conversations: list[Conversation]) -> int:
-    def respond(messages: Any, schema: Any) -> Any:
-        if schema.__name__ == "ContextPrecisionVerdict":  # one verdict per rank, as the prompt asks
-            k = int(re.search(r"There are (\d+) contexts", messages[-1].content).group(1))
-            return {"verdicts": [{"rank": r, "relevant": r % 3 == 1} for r in range(1, k + 1)]}
-        return instance(schema.model_json_schema())  # a valid answer of the asked-for shape
+def ragdive_calls(conversations: list[Conversation]) -> tuple[int, int]:
+    """ragdive's evaluator through its real openai backend; requests counted by the stub and by the judge."""
+    with CountingStub() as stub:
+        spec = ModelSpec(model="openai/stub-judge", base_url=stub.base_url, api_key="none")
+        judge = Judge(get_model(spec, role="judge"), concurrency=8)
+        scores = asyncio.run(_score(Evaluator(judge, SINGLE_TURN), conversations))
+        assert all(s.scored for s in scores), [s.unscored_reason for s in scores if not s.scored]
+        return stub.counts["chat"], judge.calls
 
-    backend = ScriptedModel("scripted/counting-judge", responder=respond)
-    evaluator = Evaluator(Judge(Model(backend, role="judge"), concurrency=8), SINGLE_TURN)
-    scores = asyncio.run(evaluator.score_conversations(conversations))
-    assert all(s.scored for s in scores), [s.unscored_reason for s in scores if not s.scored]
-    return len(backend.calls)
+
+async def _score(evaluator: Evaluator, conversations: list[Conversation]) -> list[Any]:
+    try:
+        return await evaluator.score_conversations(conversations)
+    finally:
+        await evaluator.judge.model.aclose()
 
 
 def ragas_calls(conversations: list[Conversation]) -> tuple[int, int] | None:
@@ -120,10 +124,13 @@ def main() -> None:
     conversations = make_conversations(args.turns, args.k)
     n_turns = sum(len(c.turns) for c in conversations)
 
-    ours = ragdive_calls(conversations) / n_turns
+    wire, counted = ragdive_calls(conversations)
+    ours = wire / n_turns
     measured = ragas_calls(conversations)
     print(f"judge calls per evaluated turn, four single-turn metrics, k={args.k}, {n_turns} turns")
-    print(f"  ragdive (measured, counting scripted backend):        {ours:.2f}")
+    print(
+        f"  ragdive (measured, openai backend -> loopback stub):  {ours:.2f} LLM calls ({counted} counted by the judge)"
+    )
     if measured is not None:
         chat, emb = measured
         theirs = chat / n_turns

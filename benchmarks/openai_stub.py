@@ -1,13 +1,15 @@
 """A tiny OpenAI-compatible server on loopback that counts requests and answers plausible JSON.
 
-It reads the JSON schema a structured-output client puts into the prompt (instructor's JSON mode, as Ragas uses)
-and returns a minimal instance of it: two items per list, so multi-step metrics take every step. Used by
+It reads the JSON schema of the request (``response_format``, as ragdive's openai backend sends it, or in the
+prompt, as instructor's JSON mode used by Ragas puts it) and returns a minimal instance of it: two items per list,
+so multi-step metrics take every step; ragdive's batched context-precision request gets one verdict per rank. Used by
 benchmarks/judge_calls.py to count Ragas's calls honestly, and by the Ragas adapter test.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -78,8 +80,15 @@ class CountingStub:
         body = await request.json()
         self.counts["chat"] += 1
         texts = [m.get("content") or "" for m in body.get("messages", []) if isinstance(m.get("content"), str)]
-        schema = find_schema(texts)
-        content = json.dumps(instance(schema) if schema else {"answer": "ok"})
+        fmt = body.get("response_format") or {}
+        schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema") or find_schema(texts)
+        answer = instance(schema) if schema else {"answer": "ok"}
+        ranks = re.search(r"There are (\d+) contexts", "\n".join(texts))
+        if ranks and isinstance(answer, dict) and "verdicts" in answer:  # ragdive's batched precision: k verdicts
+            answer["verdicts"] = [
+                {"rank": r, "reason": "", "relevant": r % 3 == 1} for r in range(1, int(ranks[1]) + 1)
+            ]
+        content = json.dumps(answer)
         return JSONResponse(
             {
                 "id": f"stub-{self.counts['chat']}",
