@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from ..config import SINGLE_TURN_METRICS, load_config
+from ..config import SINGLE_TURN_METRICS, ExperimentConfig, load_config
 from ..errors import ConfigError
 from ..evaluation import Evaluator
 from ..evaluation.static import ask_dataset, load_static_dataset
@@ -29,7 +29,7 @@ def static_cmd(
 ) -> None:
     """Ask every question once (a one-turn conversation), then score faithfulness, context precision, context
     recall and correctness against the dataset's answers."""
-    cfg = load_config(target)
+    cfg: ExperimentConfig = load_config(target)
     if cfg.target is None:
         raise ConfigError(f"{target}: no `target` section: static mode needs the system under test")
     items = load_static_dataset(dataset, limit=limit)

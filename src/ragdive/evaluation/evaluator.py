@@ -57,7 +57,7 @@ class Evaluator:
     @property
     def score_names(self) -> list[str]:
         """Metric names as they appear in evaluations.jsonl."""
-        return [m.name for m in [*self.turn_metrics, *self.conversation_metrics]]
+        return [m.name for m in self.turn_metrics] + [m.name for m in self.conversation_metrics]
 
     def jobs(
         self, conversations: list[Conversation], done: set[ScoreKey], *, multi_turn: bool = True

@@ -97,12 +97,13 @@ class RagasMetric(TurnMetric):
     def _inputs(self, turn: Turn) -> dict[str, Any]:
         contexts = [ctx.text for ctx in turn.contexts]
         q, gt, answer = turn.standalone_question, turn.ground_truth, turn.answer or ""
-        return {
+        inputs: dict[str, dict[str, Any]] = {
             "faithfulness": {"user_input": q, "response": answer, "retrieved_contexts": contexts},
             "context_precision": {"user_input": q, "reference": gt, "retrieved_contexts": contexts},
             "context_recall": {"user_input": q, "retrieved_contexts": contexts, "reference": gt},
             "correctness": {"user_input": q, "response": answer, "reference": gt},
-        }[self.base]
+        }
+        return inputs[self.base]
 
     async def measure(self, judge: Any, turn: Turn) -> Outcome:
         try:

@@ -71,8 +71,8 @@ class TurnMetric(ABC):
         """Ask the judge and compute the value. Raise Unscorable when there is nothing to measure."""
 
     async def score(self, judge: Judge, conversation: Conversation, turn: Turn) -> Score:
-        common = {"conversation_id": conversation.id, "turn_index": turn.index, "metric": self.name}
-        reason, details = self.precheck(turn), {}
+        common: dict[str, Any] = {"conversation_id": conversation.id, "turn_index": turn.index, "metric": self.name}
+        reason, details = self.precheck(turn), dict[str, Any]()
         if reason is None:
             try:
                 outcome = await self.measure(judge, turn)
@@ -103,8 +103,8 @@ class ConversationMetric(ABC):
         """Ask the judge and compute the value."""
 
     async def score(self, judge: Judge, conversation: Conversation) -> Score:
-        common = {"conversation_id": conversation.id, "turn_index": None, "metric": self.name}
-        reason, details = self.precheck(conversation), {}
+        common: dict[str, Any] = {"conversation_id": conversation.id, "turn_index": None, "metric": self.name}
+        reason, details = self.precheck(conversation), dict[str, Any]()
         if reason is None:
             try:
                 outcome = await self.measure(judge, conversation)

@@ -22,7 +22,8 @@ def place_attributions(lost: list[LostInformation], conversation: Conversation) 
     """Split the judge's attributions into ones that point at real turns (turn exists, refers to an earlier
     turn) and ones that do not. Both are kept: a report can point at the first and show the second as given."""
     indices = {t.index for t in conversation.turns}
-    placed, unplaced = [], []
+    placed: list[dict[str, Any]] = []
+    unplaced: list[dict[str, Any]] = []
     for item in lost:
         ok = item.turn in indices and item.refers_to_turn in indices and item.refers_to_turn < item.turn
         (placed if ok else unplaced).append(item.model_dump())
