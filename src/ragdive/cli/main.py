@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from .._version import __version__
 from ..errors import RagdiveError
-from . import config_cmd, models_cmd, runs, simulate
+from . import compare, config_cmd, evaluate, models_cmd, runs, simulate, static
 
 app = typer.Typer(
     name="ragdive",
@@ -23,6 +23,9 @@ app.add_typer(runs.app, name="runs")
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(models_cmd.app, name="models")
 app.command("simulate")(simulate.simulate_cmd)
+app.command("evaluate")(evaluate.evaluate_cmd)
+app.command("compare")(compare.compare_cmd)
+app.command("static")(static.static_cmd)
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 _state = {"debug": False}

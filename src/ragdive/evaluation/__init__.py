@@ -1,1 +1,26 @@
-"""evaluation stage."""
+"""Evaluation stage: the judge, per-turn and per-conversation metrics, the evaluator, statistics, static mode."""
+
+from .evaluator import EvaluationResult, Evaluator, update_score_totals
+from .judge import Judge, render_prompt
+from .metrics import (
+    CONVERSATION_METRICS,
+    LOWER_IS_BETTER,
+    TURN_METRICS,
+    ConversationMetric,
+    TurnMetric,
+    resolve_metrics,
+)
+
+__all__ = [
+    "CONVERSATION_METRICS",
+    "LOWER_IS_BETTER",
+    "TURN_METRICS",
+    "ConversationMetric",
+    "EvaluationResult",
+    "Evaluator",
+    "Judge",
+    "TurnMetric",
+    "render_prompt",
+    "resolve_metrics",
+    "update_score_totals",
+]

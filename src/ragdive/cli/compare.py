@@ -1,0 +1,105 @@
+"""`ragdive compare RUN_A RUN_B ...`: the first configuration is the baseline; each argument is one run or a
+comma-separated group of repeated runs of one configuration (`a,b,c`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich import box
+from rich.table import Table
+
+from ..errors import ConfigError
+from ..evaluation import LOWER_IS_BETTER
+from ..evaluation.stats import MetricComparison, RunScores, compare_configurations, summarize_repeats
+from ..store import RunStore
+from ._judging import console
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def load_group(arg: str) -> list[RunScores]:
+    paths = [p.strip() for p in arg.split(",") if p.strip()]
+    if not paths:
+        raise ConfigError(f"empty run group {arg!r}")
+    return [RunScores.from_store(RunStore.open(Path(p))) for p in paths]
+
+
+def group_name(runs: list[RunScores]) -> str:
+    return runs[0].name + (f" (+{len(runs) - 1} repeats)" if len(runs) > 1 else "")
+
+
+def print_repeats(name: str, runs: list[RunScores], metrics: list[str] | None) -> None:
+    table = Table(title=f"{name}: {len(runs)} repeated runs", box=box.SIMPLE, pad_edge=False)
+    for col in ("metric", "mean", "std", "min", "max", "95% CI (clustered)", "scored", "unscored"):
+        table.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
+    for s in summarize_repeats(runs, metrics):
+        ci = f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]" if s.ci else "-"
+        table.add_row(
+            s.metric, _fmt(s.mean), _fmt(s.std), _fmt(s.min), _fmt(s.max), ci, str(s.n_scored), str(s.n_unscored)
+        )
+    console.print(table)
+
+
+def _candidate_cell(c: MetricComparison) -> str:
+    return f"{_fmt(c.mean)}{'*' if c.outside_band else ''}{(' ' + c.arrow) if c.arrow else ''}"
+
+
+def print_comparison(base: str, name: str, rows: list[MetricComparison]) -> None:
+    table = Table(title=f"{name} vs baseline {base}", box=box.SIMPLE, pad_edge=False)
+    cols = ("metric", "baseline", "band", "value", "change", "paired Δ", "95% CI of Δ", "p", "d_z", "pairs", "verdict")
+    for col in cols:
+        table.add_column(col, justify="left" if col in ("metric", "verdict") else "right", no_wrap=True)
+    table.add_column("unscored", justify="right", no_wrap=True)
+    for c in rows:
+        p = c.paired
+        band = f"{c.band[0]:.3f}–{c.band[1]:.3f}" if c.band else "-"
+        change = f"{c.relative_change:+.1%}" if c.relative_change is not None else "-"
+        ci = f"[{p.ci[0]:+.3f}, {p.ci[1]:+.3f}]" if p.ci else "-"
+        metric = c.metric + (" (lower is better)" if c.metric in LOWER_IS_BETTER else "")
+        table.add_row(
+            metric,
+            _fmt(c.baseline_mean),
+            band,
+            _candidate_cell(c),
+            change,
+            "-" if p.mean_diff is None else f"{p.mean_diff:+.3f}",
+            ci,
+            _fmt(p.p_value, 4),
+            _fmt(p.effect_size, 2),
+            str(p.n_pairs),
+            p.verdict,
+            str(c.n_unscored),
+        )
+    console.print(table)
+    if rows:
+        console.print(f"pairs: shared {'questions' if rows[0].paired_on == 'conversation' else 'seed documents'}")
+
+
+def compare_cmd(
+    runs: list[str] = typer.Argument(..., help="Runs to compare; the first is the baseline. `a,b,c` = repeats."),
+    metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated metric names (default: all)."),
+) -> None:
+    """Compare configurations against the first: `*` = outside the baseline's min–max band over its repeats,
+    ↑/↓ = a change of 5 % or more, and a paired permutation test over shared seed documents (p, effect size).
+    A single argument of repeats (`a,b,c`) shows their mean, std, min, max and CI."""
+    groups = [load_group(arg) for arg in runs]
+    if len(groups) < 2 and len(groups[0]) < 2:
+        raise ConfigError("compare needs a baseline and at least one other run (or repeats: a,b,c)")
+    wanted = [m.strip() for m in metrics.split(",")] if metrics else None
+    for g in groups:
+        if len(g) > 1:
+            print_repeats(group_name(g), g, wanted)
+    base = groups[0]
+    if len(base) < 2 and len(groups) > 1:
+        console.print("note: the baseline has one run, so there is no min–max band (no `*` markers)", markup=False)
+    for cand in groups[1:]:
+        print_comparison(group_name(base), group_name(cand), compare_configurations(base, cand, wanted))
+    if len(groups) > 1:
+        console.print(
+            "paired Δ: mean over the pairs of (value − baseline); p: two-sided sign-flip permutation "
+            "test; verdict 'real' when p < 0.05",
+            markup=False,
+        )

@@ -1,0 +1,59 @@
+"""`ragdive evaluate RUN`: score a run's conversations with the judge; resumable; prints the summary table."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+
+from ..errors import ConfigError
+from ..evaluation import Evaluator
+from ..evaluation.stats import RunScores
+from ..store import RunStore
+from ._judging import GROUPINGS, build_judge, console, parse_metrics, print_grouped, print_summary, settings_for
+
+
+def evaluate_cmd(
+    run: Path = typer.Argument(..., help="Run directory."),
+    model: list[str] = typer.Option([], "--model", help="Bind a role: judge=provider/model (repeatable)."),
+    config: Path | None = typer.Option(None, "--config", help="Experiment YAML for models and evaluation settings."),
+    metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated metric names (default: config)."),
+    concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Judge calls in flight."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Ask the judge again where it failed before."),
+    by: list[str] = typer.Option([], "--by", help="Also summarise by turn, question_type or persona (repeatable)."),
+) -> None:
+    """Score RUN: writes evaluations.jsonl (skipping items already scored), updates the manifest totals and prints
+    the per-metric summary. A judge failure is recorded as unscored with its reason, never as 0."""
+    store = RunStore.open(run)
+    manifest = store.read_manifest()
+    settings = settings_for(config, manifest.config)
+    names = parse_metrics(metrics, settings.evaluation.metrics)
+    if bad := [b for b in by if b not in GROUPINGS]:
+        raise ConfigError(f"--by {bad[0]!r}: use one of {', '.join(GROUPINGS)}")
+    concurrency = concurrency or settings.evaluation.concurrency
+    if settings.evaluation.engine == "ragas":
+        from ..evaluation.ragas_adapter import RagasEvaluator
+
+        evaluator: Evaluator = RagasEvaluator.from_models(settings.models, model, names, concurrency)
+    else:
+        evaluator = Evaluator(build_judge(settings, model, concurrency), names)
+    result = asyncio.run(_evaluate(evaluator, store, retry_failed))
+    console.print(
+        f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "
+        f"{result.judge_calls} judge calls",
+        markup=False,
+    )
+    for note in result.notes:
+        console.print(f"note: {note}", markup=False)
+    scores = RunScores.from_store(store)
+    print_summary(scores, evaluator.score_names)
+    for grouping in by:
+        print_grouped(scores, grouping, evaluator.score_names)
+
+
+async def _evaluate(evaluator: Evaluator, store: RunStore, retry_failed: bool):  # type: ignore[no-untyped-def]
+    try:
+        return await evaluator.evaluate_run(store, retry_judge_failures=retry_failed)
+    finally:
+        await evaluator.judge.model.aclose()

@@ -1,0 +1,81 @@
+"""`ragdive static DATASET --target CONFIG`: ask a static Q&A set once per question, score the single-turn
+metrics, write a run of kind "static" next to the dynamic ones."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import typer
+
+from ..config import SINGLE_TURN_METRICS, ExperimentConfig, load_config
+from ..errors import ConfigError
+from ..evaluation import Evaluator
+from ..evaluation.static import ask_dataset, load_static_dataset
+from ..evaluation.stats import RunScores
+from ..store import RunStore
+from ..targets import Target, build_target
+from ._judging import build_judge, console, parse_metrics, print_summary
+
+
+def static_cmd(
+    dataset: Path = typer.Argument(..., help="CSV or JSONL with question and answer columns."),
+    target: Path = typer.Option(..., "--target", help="Experiment YAML whose `target` section is the system."),
+    model: list[str] = typer.Option([], "--model", help="Bind a role: judge=provider/model (repeatable)."),
+    metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated single-turn metrics."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Ask only the first N questions."),
+    output: Path | None = typer.Option(None, "--output", help="Runs folder (default: the config's output_dir)."),
+    evaluate: bool = typer.Option(True, "--evaluate/--no-evaluate", help="Score after asking."),
+) -> None:
+    """Ask every question once (a one-turn conversation), then score faithfulness, context precision, context
+    recall and correctness against the dataset's answers."""
+    cfg: ExperimentConfig = load_config(target)
+    if cfg.target is None:
+        raise ConfigError(f"{target}: no `target` section: static mode needs the system under test")
+    items = load_static_dataset(dataset, limit=limit)
+    default = [m for m in cfg.evaluation.metrics if m in SINGLE_TURN_METRICS] or list(SINGLE_TURN_METRICS)
+    names = parse_metrics(metrics, default)
+    if multi := [m for m in names if m not in SINGLE_TURN_METRICS]:
+        raise ConfigError(f"static runs have one turn per question; {', '.join(multi)} need conversations")
+    judge = build_judge(cfg, model, cfg.evaluation.concurrency) if evaluate else None
+    system = build_target(cfg.target, experiment=cfg)
+    store = RunStore.create(
+        output or Path(cfg.output_dir),
+        config={**cfg.model_dump(mode="json"), "dataset": str(dataset)},
+        kind="static",
+        name=cfg.name,
+        target=system.describe(),
+        seed=cfg.seed,
+        models={"judge": judge.name} if judge else {},
+        status="running",
+    )
+    console.print(f"run {store.path}: asking {len(items)} questions", markup=False)
+    status = "failed"
+    try:
+        asked, errors = asyncio.run(_ask(system, items, store, cfg.seed, cfg.simulation.concurrency))
+        console.print(f"{asked} questions asked, {errors} target errors", markup=False)
+        if judge is not None:
+            result = asyncio.run(_score(Evaluator(judge, names), store))
+            console.print(f"{result.written} scores ({result.unscored} unscored), {result.judge_calls} judge calls")
+        status = "finished"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        store.update_manifest(status=status)
+    if judge is not None:
+        print_summary(RunScores.from_store(store), names)
+
+
+async def _ask(system: Target, items: list, store: RunStore, seed: int, concurrency: int) -> tuple[int, int]:  # type: ignore[type-arg]
+    try:
+        return await ask_dataset(system, items, store, seed=seed, concurrency=concurrency)
+    finally:
+        await system.aclose()
+
+
+async def _score(evaluator: Evaluator, store: RunStore):  # type: ignore[no-untyped-def]
+    try:
+        return await evaluator.evaluate_run(store)
+    finally:
+        await evaluator.judge.model.aclose()

@@ -1,0 +1,159 @@
+"""Score a run: every (conversation, turn, metric) not yet in evaluations.jsonl, concurrently, written as each
+finishes. A killed evaluation resumes where it stopped and never scores an item twice."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from ..records import Conversation, Score, Usage
+from ..store import RunStore
+from .judge import Judge
+from .metrics import ConversationMetric, TurnMetric, resolve_metrics
+from .metrics.base import JUDGE_FAILED
+
+ScoreKey = tuple[str, int | None, str]
+
+
+def score_key(score: Score) -> ScoreKey:
+    return (score.conversation_id, score.turn_index, score.metric)
+
+
+def latest_scores(scores: list[Score]) -> list[Score]:
+    """One score per (conversation, turn, metric): the last line written wins. evaluations.jsonl is append-only,
+    so a retried judge failure leaves its old unscored line behind; readers must not count both."""
+    latest: dict[ScoreKey, Score] = {}
+    for score in scores:
+        latest.pop(score_key(score), None)  # re-insert so the order follows the winning line
+        latest[score_key(score)] = score
+    return list(latest.values())
+
+
+def judge_failed(score: Score) -> bool:
+    return not score.scored and bool(score.details.get(JUDGE_FAILED))
+
+
+@dataclass
+class EvaluationResult:
+    """What one `evaluate` call did."""
+
+    written: int = 0
+    unscored: int = 0
+    skipped: int = 0
+    """Items already scored by an earlier call (resume)."""
+    judge_calls: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class Evaluator:
+    """Applies the chosen metrics with one judge. Judge concurrency is bounded inside the Judge."""
+
+    def __init__(self, judge: Judge, metrics: list[str]) -> None:
+        self.judge = judge
+        self.metric_names = list(metrics)
+        self.turn_metrics, self.conversation_metrics = resolve_metrics(self.metric_names)
+
+    @property
+    def score_names(self) -> list[str]:
+        """Metric names as they appear in evaluations.jsonl."""
+        return [m.name for m in self.turn_metrics] + [m.name for m in self.conversation_metrics]
+
+    def jobs(
+        self, conversations: list[Conversation], done: set[ScoreKey], *, multi_turn: bool = True
+    ) -> tuple[list[Callable[[], Awaitable[Score]]], int]:
+        """Pending scoring jobs and how many were skipped because they are already in the store."""
+        pending: list[Callable[[], Awaitable[Score]]] = []
+        skipped = 0
+        for conv in conversations:
+            for turn in conv.turns:
+                for tm in self.turn_metrics:
+                    if (conv.id, turn.index, tm.name) in done:
+                        skipped += 1
+                    else:
+                        pending.append(_turn_job(tm, self.judge, conv, turn.index))
+            for cm in self.conversation_metrics if multi_turn else []:
+                if (conv.id, None, cm.name) in done:
+                    skipped += 1
+                else:
+                    pending.append(_conversation_job(cm, self.judge, conv))
+        return pending, skipped
+
+    async def score_conversations(self, conversations: list[Conversation]) -> list[Score]:
+        """Score in memory (tests, benchmarks); `evaluate_run` is the one that writes."""
+        jobs, _ = self.jobs(conversations, set())
+        return list(await asyncio.gather(*(job() for job in jobs)))
+
+    async def evaluate_run(
+        self,
+        store: RunStore,
+        *,
+        retry_judge_failures: bool = False,
+        on_score: Callable[[Score], None] | None = None,
+    ) -> EvaluationResult:
+        """Score what is not scored yet. With ``retry_judge_failures``, items the judge failed on are asked again
+        (the new line supersedes the old one for every reader)."""
+        manifest = store.read_manifest()
+        result = EvaluationResult()
+        conversations = store.conversations().records
+        existing = latest_scores(store.scores().records)
+        done = {score_key(s) for s in existing if not (retry_judge_failures and judge_failed(s))}
+        multi_turn = manifest.kind != "static"
+        if not multi_turn and self.conversation_metrics:
+            result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
+        jobs, result.skipped = self.jobs(conversations, done, multi_turn=multi_turn)
+        calls_before, usage_before = self.judge.calls, getattr(self.judge, "usage", None)
+        tasks = [asyncio.ensure_future(job()) for job in jobs]
+        try:
+            for finished in asyncio.as_completed(tasks):
+                score = await finished
+                store.append_score(score)  # one fsync'ed line per finished item: nothing finished is lost
+                result.written += 1
+                result.unscored += 0 if score.scored else 1
+                if on_score:
+                    on_score(score)
+        finally:
+            for task in tasks:  # on an interrupt or a bug, stop the rest; what finished is already written
+                task.cancel()
+            result.judge_calls = self.judge.calls - calls_before
+            spent = _spent(usage_before, getattr(self.judge, "usage", None))
+            update_score_totals(store, judge_model=self.judge.name if result.written else None, usage=spent)
+        return result
+
+
+def _spent(before: Usage | None, after: Usage | None) -> Usage | None:
+    if before is None or after is None:
+        return None  # a judge that does not report usage (the Ragas engine)
+    cost = None if before.cost_usd is None or after.cost_usd is None else after.cost_usd - before.cost_usd
+    return Usage(
+        prompt_tokens=after.prompt_tokens - before.prompt_tokens,
+        completion_tokens=after.completion_tokens - before.completion_tokens,
+        cost_usd=cost,
+    )
+
+
+def update_score_totals(store: RunStore, *, judge_model: str | None = None, usage: Usage | None = None) -> None:
+    """Recount scores and unscored from evaluations.jsonl into the manifest totals; add the judge's usage."""
+    scores = latest_scores(store.scores().records)
+    manifest = store.read_manifest()
+    t = manifest.totals
+    update: dict[str, object] = {"scores": len(scores), "unscored": sum(1 for s in scores if not s.scored)}
+    if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
+        update["prompt_tokens"] = t.prompt_tokens + usage.prompt_tokens
+        update["completion_tokens"] = t.completion_tokens + usage.completion_tokens
+        # unknown stays unknown: a known total plus an unknown judge cost is unknown, never "free"
+        update["cost_usd"] = None if t.cost_usd is None or usage.cost_usd is None else t.cost_usd + usage.cost_usd
+    totals = t.model_copy(update=update)
+    models = dict(manifest.models)
+    if judge_model:
+        models["judge"] = judge_model
+    store.update_manifest(totals=totals, models=models)
+
+
+def _turn_job(metric: TurnMetric, judge: Judge, conv: Conversation, index: int) -> Callable[[], Awaitable[Score]]:
+    turn = next(t for t in conv.turns if t.index == index)
+    return lambda: metric.score(judge, conv, turn)
+
+
+def _conversation_job(metric: ConversationMetric, judge: Judge, conv: Conversation) -> Callable[[], Awaitable[Score]]:
+    return lambda: metric.score(judge, conv)

@@ -1,0 +1,87 @@
+"""The judge: renders a prompt file, asks the `judge` model for a structured answer, and turns every failure into
+a JudgeError that metrics record as *unscored* (never 0)."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+from importlib import resources
+from typing import Any, TypeVar
+
+import jinja2
+from pydantic import BaseModel
+
+from ..errors import BudgetExceeded, JudgeError, ModelError, ModelOutputError
+from ..models import Message, Model
+from ..records import Usage
+
+T = TypeVar("T", bound=BaseModel)
+
+SYSTEM = (
+    "You are a careful, strict evaluator of a retrieval-augmented question answering system. "
+    "Judge only from the material you are given, never from your own knowledge. "
+    "Answer with JSON that matches the requested schema exactly."
+)
+
+_env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+
+@cache
+def load_prompt(name: str) -> jinja2.Template:
+    """A prompt lives in ``evaluation/prompts/<name>.md`` (jinja2)."""
+    text = resources.files("ragdive.evaluation").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8")
+    return _env.from_string(text)
+
+
+def render_prompt(name: str, **variables: Any) -> str:
+    return load_prompt(name).render(**variables).strip() + "\n"
+
+
+class Judge:
+    """Wraps the `judge` model. ``concurrency`` bounds the judge calls in flight across all metrics."""
+
+    def __init__(self, model: Model, *, concurrency: int = 4) -> None:
+        self.model = model
+        self._slots = asyncio.Semaphore(concurrency)
+        self.calls = 0
+        """Judge calls made (successful or not): the benchmark counts these."""
+        self.failures = 0
+        """Calls that ended in a JudgeError."""
+        self.usage = Usage(cost_usd=0.0)
+        """Tokens (and cost; None once any call's price is unknown) of the calls that answered."""
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    async def ask(self, prompt: str, schema: type[T], **variables: Any) -> T:
+        """Render ``prompt`` with ``variables``, ask for ``schema``. Raises JudgeError (with the model's reason and
+        the start of its raw output) when the model layer gives up."""
+        messages = [
+            Message(role="system", content=SYSTEM),
+            Message(role="user", content=render_prompt(prompt, **variables)),
+        ]
+        async with self._slots:
+            self.calls += 1
+            try:
+                completion = await self.model.generate(messages, schema=schema)
+            except BudgetExceeded:
+                raise  # the run's budget is spent: stop cleanly, do not mark every remaining item unscored
+            except ModelOutputError as exc:
+                self.failures += 1
+                raw = (exc.raw or "").strip().replace("\n", " ")
+                raise JudgeError(f"judge output unusable ({_first_line(exc)}); raw: {raw[:200]!r}") from exc
+            except ModelError as exc:
+                self.failures += 1
+                raise JudgeError(f"judge call failed: {_first_line(exc)}") from exc
+        self.usage = self.usage + completion.usage
+        parsed = completion.parsed
+        if not isinstance(parsed, schema):  # a backend that ignored the schema: treat like garbage
+            self.failures += 1
+            raise JudgeError(f"judge returned {type(parsed).__name__}, expected {schema.__name__}")
+        return parsed
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:300]

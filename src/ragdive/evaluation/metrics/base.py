@@ -1,0 +1,117 @@
+"""What every metric shares: the unscored policy, written once.
+
+A metric either returns a value with the judge's reason, or an *unscored* Score whose reason says why (the target
+failed, nothing to measure, the judge failed). Unscored results are excluded from every mean and counted.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ...errors import JudgeError
+from ...records import Conversation, Score, Turn
+from ..judge import Judge
+
+UNANSWERABLE_NOTE = "unanswerable probe: the knowledge base has no answer, so there is no relevant context"
+
+
+class Unscorable(Exception):
+    """The input gives nothing to measure (zero claims, zero statements): unscored, never 1 or 0.
+    ``judge_failed`` marks a failure of an outside judge (the Ragas engine) so it can be retried."""
+
+    def __init__(self, message: str, *, judge_failed: bool = False) -> None:
+        super().__init__(message)
+        self.judge_failed = judge_failed
+
+
+JUDGE_FAILED = "judge_failed"
+"""Key in an unscored Score's details: the judge failed (worth retrying), as opposed to nothing to measure."""
+
+
+def _failure_details(exc: Exception) -> dict[str, Any]:
+    failed = isinstance(exc, JudgeError) or getattr(exc, "judge_failed", False)
+    return {JUDGE_FAILED: True} if failed else {}
+
+
+@dataclass
+class Outcome:
+    value: float
+    reason: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def numbered_contexts(turn: Turn) -> list[dict[str, Any]]:
+    """Contexts as the prompts show them: 1-based rank, text, source."""
+    return [{"rank": i, "text": c.text, "source": c.source or c.id or ""} for i, c in enumerate(turn.contexts, 1)]
+
+
+class TurnMetric(ABC):
+    """A single-turn metric: judges one turn (stand-alone question, ground truth, answer, contexts)."""
+
+    name: ClassVar[str]
+    needs_answer: ClassVar[bool] = True
+    needs_contexts: ClassVar[bool] = True
+    needs_answerable: ClassVar[bool] = False
+    """Unscored on unanswerable probes (their ground truth is "not in the knowledge base")."""
+
+    def precheck(self, turn: Turn) -> str | None:
+        """Why this turn cannot be scored before asking the judge, or None."""
+        if turn.answer is None and (self.needs_answer or not turn.contexts):
+            return f"no answer: the target failed on this turn ({turn.error or 'no error recorded'})"
+        if self.needs_answerable and turn.unanswerable:
+            return UNANSWERABLE_NOTE
+        if self.needs_contexts and not turn.contexts:
+            return "the target reported no retrieved contexts"
+        return None
+
+    @abstractmethod
+    async def measure(self, judge: Judge, turn: Turn) -> Outcome:
+        """Ask the judge and compute the value. Raise Unscorable when there is nothing to measure."""
+
+    async def score(self, judge: Judge, conversation: Conversation, turn: Turn) -> Score:
+        common: dict[str, Any] = {"conversation_id": conversation.id, "turn_index": turn.index, "metric": self.name}
+        reason, details = self.precheck(turn), dict[str, Any]()
+        if reason is None:
+            try:
+                outcome = await self.measure(judge, turn)
+            except (JudgeError, Unscorable) as exc:
+                reason, details = str(exc), _failure_details(exc)
+        if reason is not None:
+            return Score.unscored(reason=reason, judge_model=judge.name, details=details, **common)
+        return Score(
+            value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common
+        )
+
+
+class ConversationMetric(ABC):
+    """A multi-turn metric: judges the whole conversation (rag_input and answer of every turn)."""
+
+    name: ClassVar[str]
+
+    def precheck(self, conversation: Conversation) -> str | None:
+        answered = [t for t in conversation.turns if t.answer is not None]
+        if len(conversation.turns) < 2:
+            return "a conversation of fewer than two turns has no earlier context to keep or lose"
+        if len(answered) < 2:
+            return "fewer than two turns were answered (the target failed on the others)"
+        return None
+
+    @abstractmethod
+    async def measure(self, judge: Judge, conversation: Conversation) -> Outcome:
+        """Ask the judge and compute the value."""
+
+    async def score(self, judge: Judge, conversation: Conversation) -> Score:
+        common: dict[str, Any] = {"conversation_id": conversation.id, "turn_index": None, "metric": self.name}
+        reason, details = self.precheck(conversation), dict[str, Any]()
+        if reason is None:
+            try:
+                outcome = await self.measure(judge, conversation)
+            except (JudgeError, Unscorable) as exc:
+                reason, details = str(exc), _failure_details(exc)
+        if reason is not None:
+            return Score.unscored(reason=reason, judge_model=judge.name, details=details, **common)
+        return Score(
+            value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common
+        )

@@ -1,0 +1,52 @@
+"""Context recall (Ragas definition): ground-truth statements attributable to the retrieved contexts ÷ statements.
+
+A ground truth the judge cannot split into any statement is unscored. Unanswerable probes are unscored: their
+ground truth ("not in the knowledge base") has nothing a context could cover.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ....records import Turn
+from ...judge import Judge
+from ..base import Outcome, TurnMetric, Unscorable, numbered_contexts
+
+
+class StatementAttribution(BaseModel):
+    statement: str
+    reason: str = ""
+    context: int | None = None
+    attributed: bool
+
+
+class ContextRecallVerdict(BaseModel):
+    statements: list[StatementAttribution] = Field(default_factory=list)
+
+
+def recall_value(attributed: list[bool]) -> float:
+    if not attributed:
+        raise Unscorable("the judge found no statement in the ground truth to attribute")
+    return sum(attributed) / len(attributed)
+
+
+class ContextRecall(TurnMetric):
+    name = "context_recall"
+    needs_answer = False
+    needs_answerable = True
+
+    async def measure(self, judge: Judge, turn: Turn) -> Outcome:
+        verdict = await judge.ask(
+            "context_recall",
+            ContextRecallVerdict,
+            question=turn.standalone_question,
+            ground_truth=turn.ground_truth,
+            contexts=numbered_contexts(turn),
+        )
+        flags = [s.attributed for s in verdict.statements]
+        value = recall_value(flags)
+        missing = [s.statement for s in verdict.statements if not s.attributed]
+        reason = f"{sum(flags)} of {len(flags)} ground-truth statements found in the contexts"
+        if missing:
+            reason += "; missing: " + "; ".join(missing[:3])
+        return Outcome(value, reason, {"statements": [s.model_dump() for s in verdict.statements]})

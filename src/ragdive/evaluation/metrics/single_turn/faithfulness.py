@@ -1,0 +1,49 @@
+"""Faithfulness (Ragas definition): claims in the answer supported by the retrieved contexts ÷ claims.
+
+One judge call extracts the claims and gives a verdict on each. An answer with no factual claim ("I don't know")
+is unscored, not 1 or 0: there is nothing to be faithful about.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from ....records import Turn
+from ...judge import Judge
+from ..base import Outcome, TurnMetric, Unscorable, numbered_contexts
+
+
+class ClaimVerdict(BaseModel):
+    claim: str
+    reason: str = ""
+    supported: bool
+
+
+class FaithfulnessVerdict(BaseModel):
+    claims: list[ClaimVerdict] = Field(default_factory=list)
+
+
+def faithfulness_value(supported: list[bool]) -> float:
+    if not supported:
+        raise Unscorable("the answer makes no factual claim to check against the contexts")
+    return sum(supported) / len(supported)
+
+
+class Faithfulness(TurnMetric):
+    name = "faithfulness"
+
+    async def measure(self, judge: Judge, turn: Turn) -> Outcome:
+        verdict = await judge.ask(
+            "faithfulness",
+            FaithfulnessVerdict,
+            question=turn.standalone_question,
+            answer=turn.answer,
+            contexts=numbered_contexts(turn),
+        )
+        flags = [c.supported for c in verdict.claims]
+        value = faithfulness_value(flags)
+        unsupported = [c.claim for c in verdict.claims if not c.supported]
+        reason = f"{sum(flags)} of {len(flags)} claims supported by the contexts"
+        if unsupported:
+            reason += "; unsupported: " + "; ".join(unsupported[:3])
+        return Outcome(value, reason, {"claims": [c.model_dump() for c in verdict.claims]})

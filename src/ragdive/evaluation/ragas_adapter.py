@@ -1,0 +1,142 @@
+"""Optional `ragas` engine: the four single-turn metrics computed by the Ragas library, for comparability with
+published Ragas numbers. Install with the `ragas` extra; imported lazily.
+
+How it differs from ragdive's own metrics (see README, "Evaluating"):
+- Ragas makes more judge calls: faithfulness 2, context precision one per context (k), context recall 1,
+  answer correctness 3 — 16 per turn at k=10 against ragdive's 4.
+- Ragas's answer correctness is a factual F1 (TP/FP/FN statements), not a binary verdict; we run it with
+  weights [1, 0] (no embedding similarity), so no embeddings endpoint is needed.
+- Ragas talks to the judge endpoint itself (the judge's `base_url`, OpenAI-compatible), so its calls bypass
+  ragdive's model layer: no cache, no usage ledger. This is the one exception to "only models/ talks to LLMs".
+- The unscored policy is ours: the same prechecks apply; an exception or NaN from Ragas becomes unscored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ..config import SINGLE_TURN_METRICS, ModelsConfig
+from ..errors import ConfigError
+from ..models import apply_model_overrides
+from ..records import Turn
+from .evaluator import Evaluator
+from .metrics import TURN_METRICS, TurnMetric
+from .metrics.base import Outcome, Unscorable
+
+PREFIX = "ragas_"
+
+
+def import_ragas() -> Any:
+    # Ragas sends usage telemetry to its vendor by default; ragdive never phones home on a user's behalf
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+    try:
+        import ragas.llms
+        import ragas.metrics.collections as collections
+    except ImportError as exc:
+        raise ConfigError(
+            f"evaluation.engine 'ragas' needs the Ragas library: pip install 'ragdive[ragas]' ({exc})"
+        ) from exc
+    return ragas.llms, collections
+
+
+class RagasJudge:
+    """Holds the Ragas LLM, bounds and counts the calls made through it (one `ascore` may make several)."""
+
+    def __init__(self, name: str, base_url: str, api_key: str, concurrency: int) -> None:
+        llms, self.collections = import_ragas()
+        import httpx
+        from openai import AsyncOpenAI
+
+        self.name = name
+        self.calls = 0
+        """HTTP requests Ragas sent to the judge endpoint (counted on the wire, not per metric)."""
+        self.failures = 0
+
+        async def count(request: httpx.Request) -> None:
+            self.calls += 1
+
+        self.client = AsyncOpenAI(
+            base_url=base_url, api_key=api_key, http_client=httpx.AsyncClient(event_hooks={"request": [count]})
+        )
+        self.llm = llms.llm_factory(name.split("/", 1)[1], client=self.client)
+        self._slots = asyncio.Semaphore(concurrency)
+        self.model = self  # the evaluator closes `judge.model`
+
+    async def run(self, make: Callable[[], Any]) -> Any:
+        """Bounds metric evaluations in flight (each may make several calls)."""
+        async with self._slots:
+            return await make()
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+class RagasMetric(TurnMetric):
+    """One of our metric names, computed by the corresponding Ragas metric."""
+
+    ours: ClassVar[dict[str, type[TurnMetric]]] = TURN_METRICS
+
+    def __init__(self, base: str, judge: RagasJudge) -> None:
+        self.base = base
+        self.name = PREFIX + base  # type: ignore[misc]
+        self.needs_answer = self.ours[base].needs_answer  # type: ignore[misc]
+        self.needs_contexts = self.ours[base].needs_contexts  # type: ignore[misc]
+        self.needs_answerable = self.ours[base].needs_answerable  # type: ignore[misc]
+        c, llm = judge.collections, judge.llm
+        self.metric = {
+            "faithfulness": lambda: c.Faithfulness(llm=llm),
+            "context_precision": lambda: c.ContextPrecisionWithReference(llm=llm),
+            "context_recall": lambda: c.ContextRecall(llm=llm),
+            "correctness": lambda: c.AnswerCorrectness(llm=llm, weights=[1.0, 0.0]),
+        }[base]()
+
+    def _inputs(self, turn: Turn) -> dict[str, Any]:
+        contexts = [ctx.text for ctx in turn.contexts]
+        q, gt, answer = turn.standalone_question, turn.ground_truth, turn.answer or ""
+        inputs: dict[str, dict[str, Any]] = {
+            "faithfulness": {"user_input": q, "response": answer, "retrieved_contexts": contexts},
+            "context_precision": {"user_input": q, "reference": gt, "retrieved_contexts": contexts},
+            "context_recall": {"user_input": q, "retrieved_contexts": contexts, "reference": gt},
+            "correctness": {"user_input": q, "response": answer, "reference": gt},
+        }
+        return inputs[self.base]
+
+    async def measure(self, judge: Any, turn: Turn) -> Outcome:
+        try:
+            result = await judge.run(lambda: self.metric.ascore(**self._inputs(turn)))
+        except Exception as exc:  # Ragas raises whatever its stack raises; all of it is a failed judgement
+            judge.failures += 1
+            raise Unscorable(f"ragas failed: {type(exc).__name__}: {str(exc)[:200]}", judge_failed=True) from exc
+        value = float(result.value)
+        if math.isnan(value):
+            raise Unscorable("ragas returned NaN (nothing to measure, or an unusable judge answer)")
+        return Outcome(value, getattr(result, "reason", None) or "", {"engine": "ragas"})
+
+
+class RagasEvaluator(Evaluator):
+    def __init__(self, judge: RagasJudge, metrics: list[str]) -> None:
+        self.judge = judge  # type: ignore[assignment]
+        self.metric_names = [m for m in metrics if m in SINGLE_TURN_METRICS]
+        self.turn_metrics = [RagasMetric(m, judge) for m in self.metric_names]
+        self.conversation_metrics = []
+        dropped = [m for m in metrics if m not in SINGLE_TURN_METRICS]
+        self.notes = [f"ragas engine: {', '.join(dropped)} not computed (ragdive engine only)"] if dropped else []
+
+    @classmethod
+    def from_models(cls, models: ModelsConfig, overrides: list[str], metrics: list[str], concurrency: int) -> Evaluator:
+        spec = apply_model_overrides(models, overrides).for_role("judge")
+        if spec is None or spec.provider != "openai" or not spec.base_url:
+            raise ConfigError(
+                "the ragas engine needs an OpenAI-compatible judge: models.judge with openai/<model> and base_url"
+            )
+        key = spec.api_key or (os.environ.get(spec.api_key_env) if spec.api_key_env else None) or "none"
+        return cls(RagasJudge(spec.model, spec.base_url, key, concurrency), metrics)
+
+    async def evaluate_run(self, store, **kwargs):  # type: ignore[no-untyped-def]
+        result = await super().evaluate_run(store, **kwargs)
+        result.notes.extend(self.notes)
+        return result

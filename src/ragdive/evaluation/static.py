@@ -1,0 +1,142 @@
+"""Static-dataset mode: ask each question of a Q&A dataset once, as a one-turn conversation, so a static run and
+a dynamic run of the same target sit side by side in the same run format (manifest kind "static").
+
+Accepts CSV or JSONL with `question` and `answer` columns. The document id comes from `title` (SQuAD-like
+files), else `document_id`, `doc_id` or `id`, else the row number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, TargetError
+from ..records import Conversation, QuestionType, Turn
+from ..store import RunStore
+from ..targets import DialogueState, Target
+
+DOCUMENT_COLUMNS = ("title", "document_id", "doc_id", "id")
+
+
+@dataclass
+class StaticItem:
+    question: str
+    answer: str
+    document_id: str
+
+
+def _rows(path: Path) -> list[dict[str, object]]:
+    try:
+        if path.suffix.lower() == ".csv":
+            with path.open(encoding="utf-8", newline="") as fh:
+                return list(csv.DictReader(fh))
+        if path.suffix.lower() in (".jsonl", ".ndjson"):
+            rows = []
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ConfigError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
+                if not isinstance(row, dict):
+                    raise ConfigError(f"{path}:{n}: expected a JSON object per line")
+                rows.append(row)
+            return rows
+    except FileNotFoundError as exc:
+        raise ConfigError(f"dataset {path} does not exist") from exc
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ConfigError(f"cannot read dataset {path}: {exc}") from exc
+    raise ConfigError(f"dataset {path}: expected a .csv or .jsonl file")
+
+
+def load_static_dataset(path: Path | str, *, limit: int | None = None) -> list[StaticItem]:
+    """Read the dataset; a missing column or an empty question/answer is a ConfigError naming the row."""
+    path = Path(path)
+    rows = _rows(path)
+    if not rows:
+        raise ConfigError(f"dataset {path} has no rows")
+    columns = set(rows[0])
+    missing = [c for c in ("question", "answer") if c not in columns]
+    if missing:
+        raise ConfigError(
+            f"dataset {path} lacks column(s) {', '.join(missing)}; found: {', '.join(sorted(map(str, columns)))}"
+        )
+    doc_col = next((c for c in DOCUMENT_COLUMNS if c in columns), None)
+    items = []
+    for n, row in enumerate(rows[:limit] if limit else rows, 1):
+        question, answer = str(row.get("question") or "").strip(), str(row.get("answer") or "").strip()
+        if not question or not answer:
+            raise ConfigError(f"dataset {path}, row {n}: empty question or answer")
+        doc = str(row.get(doc_col) or "").strip() if doc_col else ""
+        items.append(StaticItem(question, answer, doc or f"row-{n}"))
+    return items
+
+
+def static_conversation_id(index: int) -> str:
+    return f"static-{index:05d}"
+
+
+async def ask_one(target: Target, item: StaticItem, index: int, seed: int) -> Conversation:
+    cid = static_conversation_id(index)
+    state = DialogueState(id=cid)
+    turn = Turn(
+        index=0,
+        rag_input=item.question,
+        standalone_question=item.question,
+        ground_truth=item.answer,
+        question_type=QuestionType.INITIAL,
+    )
+    try:
+        await target.start(state)
+        reply = await target.respond(state, item.question)
+        turn = turn.model_copy(
+            update={"answer": reply.answer, "contexts": reply.contexts, "latency_s": reply.latency_s}
+        )
+    except TargetError as exc:
+        turn = turn.model_copy(update={"error": str(exc)})
+    return Conversation(
+        id=cid,
+        index=index,
+        persona="static",
+        document_ids=[item.document_id],
+        seed=seed,
+        turns=[turn],
+        status="error" if turn.error else "finished",
+        error=turn.error,
+    )
+
+
+async def ask_dataset(
+    target: Target, items: list[StaticItem], store: RunStore, *, seed: int = 0, concurrency: int = 4
+) -> tuple[int, int]:
+    """Ask every question not yet in the store; write each conversation as it finishes. Returns (asked, errors)."""
+    done = store.finished_conversation_ids()
+    slots = asyncio.Semaphore(concurrency)
+
+    async def bounded(i: int, item: StaticItem) -> Conversation:
+        async with slots:
+            return await ask_one(target, item, i, seed)
+
+    pending = [bounded(i, item) for i, item in enumerate(items) if static_conversation_id(i) not in done]
+    asked = errors = 0
+    try:
+        for finished in asyncio.as_completed(pending):
+            conversation = await finished
+            store.append_conversation(conversation)
+            asked += 1
+            errors += conversation.status == "error"
+    finally:
+        convs = store.conversations().records
+        totals = store.read_manifest().totals.model_copy(
+            update={
+                "conversations": len(convs),
+                "turns": sum(len(c.turns) for c in convs),
+                "errors": sum(c.status == "error" for c in convs),
+            }
+        )
+        store.update_manifest(totals=totals)
+    return asked, errors

@@ -1,0 +1,156 @@
+"""Between configurations: is a difference real or noise?
+
+- Table 4 marker: `*` when a configuration's mean lies outside the baseline's min–max band over repeated runs
+  (needs at least two baseline runs).
+- Table 5 marker: an arrow for a relative change of 5 % or more against the baseline mean.
+- A paired test on shared seed documents (shared questions when both sides are static runs): per pair key, the
+  mean of the metric's scored items in each configuration; the differences get a sign-flip permutation test
+  (scipy.stats.permutation_test, paired) for the p-value, a bootstrap CI of the mean difference, and Cohen's d_z
+  (mean difference / SD of differences).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from .repeats import summarize_repeats
+from .summary import RunScores
+
+ARROW_THRESHOLD = 0.05
+"""Relative change that earns an arrow (Table 5)."""
+ALPHA = 0.05
+
+
+@dataclass
+class PairedResult:
+    n_pairs: int
+    mean_diff: float | None
+    ci: tuple[float, float] | None
+    p_value: float | None
+    effect_size: float | None
+    """Cohen's d_z; None when every difference is equal (no spread to scale by)."""
+
+    @property
+    def verdict(self) -> str:
+        if self.p_value is None:
+            return "too few pairs"
+        return "real" if self.p_value < ALPHA else "noise"
+
+
+def _mean_diff(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(y - x, axis=axis)
+
+
+def paired_test(baseline: np.ndarray, candidate: np.ndarray, *, n_resamples: int = 9999, seed: int = 0) -> PairedResult:
+    """Candidate minus baseline over paired items. Needs at least 3 pairs for a test."""
+    x, y = np.asarray(baseline, dtype=float), np.asarray(candidate, dtype=float)
+    n = int(x.size)
+    if n == 0:
+        return PairedResult(0, None, None, None, None)
+    diffs = y - x
+    mean_diff = float(diffs.mean())
+    if n < 3:
+        return PairedResult(n, mean_diff, None, None, None)
+    sd = float(diffs.std(ddof=1))
+    rng = np.random.default_rng(seed)
+    perm = stats.permutation_test(
+        (x, y), _mean_diff, permutation_type="samples", vectorized=True, n_resamples=n_resamples, random_state=rng
+    )
+    boot = stats.bootstrap((diffs,), np.mean, vectorized=True, n_resamples=2000, method="percentile", random_state=rng)
+    ci = (float(boot.confidence_interval.low), float(boot.confidence_interval.high))
+    return PairedResult(n, mean_diff, ci, float(perm.pvalue), mean_diff / sd if sd > 0 else None)
+
+
+def document_means(runs: list[RunScores], metric: str, *, by: str = "documents") -> dict[tuple[str, ...], float]:
+    """Mean of the metric's scored items per pairing key, pooled over the runs of one configuration. The key is
+    the conversation's seed-document set (``by="documents"``) or, for static runs whose conversation ids are
+    dataset rows, the conversation id (``by="conversation"``)."""
+    docs: dict[tuple[int, str], tuple[str, ...]] = {
+        (i, c.id): (c.id,) if by == "conversation" else tuple(sorted(c.document_ids))
+        for i, r in enumerate(runs)
+        for c in r.conversations
+    }
+    values: dict[tuple[str, ...], list[float]] = defaultdict(list)
+    for i, r in enumerate(runs):
+        for s in r.scores:
+            if s.metric == metric and s.value is not None and (i, s.conversation_id) in docs:
+                values[docs[(i, s.conversation_id)]].append(float(s.value))
+    return {k: float(np.mean(v)) for k, v in values.items()}
+
+
+def pairing_for(baseline: list[RunScores], candidate: list[RunScores]) -> str:
+    """Static runs of the same dataset share question ids: pair per question. Anything else pairs per document."""
+    return "conversation" if all(r.kind == "static" for r in [*baseline, *candidate]) else "documents"
+
+
+@dataclass
+class MetricComparison:
+    metric: str
+    baseline_mean: float | None
+    band: tuple[float, float] | None
+    mean: float | None
+    n_scored: int
+    n_unscored: int
+    outside_band: bool
+    relative_change: float | None
+    arrow: str
+    paired: PairedResult
+    paired_on: str = "documents"
+    """What the paired test pairs: seed "documents" or static "conversation" ids (questions)."""
+
+
+def relative_change(base: float | None, value: float | None) -> float | None:
+    if base is None or value is None or base == 0:
+        return None
+    return (value - base) / abs(base)
+
+
+def arrow_for(base: float | None, value: float | None) -> str:
+    if base is None or value is None:
+        return ""
+    rel = relative_change(base, value)
+    if rel is None:  # baseline 0: any change is an infinite relative change
+        return "" if value == base else ("↑" if value > base else "↓")
+    # a hair of tolerance: 0.80 -> 0.84 is +5 % to a reader, 0.04999... to floating point
+    if rel >= ARROW_THRESHOLD - 1e-9:
+        return "↑"
+    if rel <= -ARROW_THRESHOLD + 1e-9:
+        return "↓"
+    return ""
+
+
+def compare_configurations(
+    baseline: list[RunScores], candidate: list[RunScores], metrics: list[str] | None = None, *, seed: int = 0
+) -> list[MetricComparison]:
+    wanted = metrics or list(dict.fromkeys(m for r in [*baseline, *candidate] for m in r.metrics()))
+    base_rep = {s.metric: s for s in summarize_repeats(baseline, wanted, seed=seed)}
+    cand_rep = {s.metric: s for s in summarize_repeats(candidate, wanted, seed=seed)}
+    pairing = pairing_for(baseline, candidate)
+    out = []
+    for metric in wanted:
+        b, c = base_rep[metric], cand_rep[metric]
+        band = (b.min, b.max) if len(b.run_means) >= 2 and b.min is not None and b.max is not None else None
+        outside = band is not None and c.mean is not None and not (band[0] <= c.mean <= band[1])
+        bd, cd = document_means(baseline, metric, by=pairing), document_means(candidate, metric, by=pairing)
+        shared = sorted(set(bd) & set(cd))
+        paired = paired_test(np.array([bd[k] for k in shared]), np.array([cd[k] for k in shared]), seed=seed)
+        out.append(
+            MetricComparison(
+                metric=metric,
+                baseline_mean=b.mean,
+                band=band,
+                mean=c.mean,
+                n_scored=c.n_scored,
+                n_unscored=c.n_unscored,
+                outside_band=outside,
+                relative_change=relative_change(b.mean, c.mean),
+                arrow=arrow_for(b.mean, c.mean),
+                paired=paired,
+                paired_on=pairing,
+            )
+        )
+    return out

@@ -1,0 +1,124 @@
+"""Per-metric summaries of a run: mean of scored items, n scored, n unscored; by turn, question type, persona.
+
+Unscored items never enter a mean; they are counted (and their reasons tallied) next to it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...records import Conversation, Score
+from ...store import RunStore
+from ..evaluator import latest_scores
+from .bootstrap import cluster_bootstrap_ci
+
+
+@dataclass
+class RunScores:
+    """One run's conversations and scores, as read from its directory."""
+
+    name: str
+    conversations: list[Conversation]
+    scores: list[Score]
+    kind: str = "dynamic"
+
+    @classmethod
+    def from_store(cls, store: RunStore) -> RunScores:
+        manifest = store.read_manifest()
+        return cls(
+            name=manifest.name or manifest.run_id,
+            conversations=store.conversations().records,
+            scores=latest_scores(store.scores().records),
+            kind=manifest.kind,
+        )
+
+    def metrics(self) -> list[str]:
+        return list(dict.fromkeys(s.metric for s in self.scores))
+
+
+@dataclass
+class MetricSummary:
+    metric: str
+    mean: float | None
+    n_scored: int
+    n_unscored: int
+    ci: tuple[float, float] | None = None
+    unscored_reasons: Counter[str] = field(default_factory=Counter)
+
+
+def summarize_scores(
+    metric: str, scores: Iterable[Score], *, cluster: Callable[[Score], Hashable] | None = None, seed: int = 0
+) -> MetricSummary:
+    """Mean of the scored values, counts, and (with ``cluster``) a clustered bootstrap 95 % CI."""
+    items = list(scores)
+    scored = [s for s in items if s.value is not None]
+    unscored = [s for s in items if s.value is None]
+    values = [float(s.value) for s in scored]  # type: ignore[arg-type]
+    mean = float(np.mean(values)) if values else None
+    ci = None
+    if cluster is not None and values:
+        ci = cluster_bootstrap_ci(values, [cluster(s) for s in scored], seed=seed)
+    reasons = Counter(_reason_kind(s.unscored_reason or "") for s in unscored)
+    return MetricSummary(metric, mean, len(scored), len(unscored), ci, reasons)
+
+
+def _reason_kind(reason: str) -> str:
+    """Group unscored reasons for display: the text before the first '(' or ':' detail."""
+    return reason.split("(")[0].split(";")[0].strip()[:80] or "unknown"
+
+
+def by_conversation(score: Score) -> str:
+    return score.conversation_id
+
+
+def summarize_run(run: RunScores, metrics: list[str] | None = None) -> list[MetricSummary]:
+    """One summary per metric with a CI clustered by conversation."""
+    wanted = metrics or run.metrics()
+    by_metric: dict[str, list[Score]] = defaultdict(list)
+    for s in run.scores:
+        by_metric[s.metric].append(s)
+    return [summarize_scores(m, by_metric.get(m, []), cluster=by_conversation) for m in wanted]
+
+
+def _turn_lookup(run: RunScores) -> dict[tuple[str, int], tuple[str, bool]]:
+    return {(c.id, t.index): (str(t.question_type), t.unanswerable) for c in run.conversations for t in c.turns}
+
+
+def summarize_by(run: RunScores, by: str, metrics: list[str] | None = None) -> dict[str, dict[str, MetricSummary]]:
+    """{metric: {group: summary}} grouped by "turn" (index), "question_type" or "persona". Whole-conversation
+    metrics have no turn or question type and appear only when grouping by persona."""
+    personas = {c.id: c.persona for c in run.conversations}
+    turns = _turn_lookup(run)
+
+    def group_of(s: Score) -> str | None:
+        if by == "persona":
+            return personas.get(s.conversation_id, "?")
+        if s.turn_index is None:
+            return None
+        if by == "turn":
+            return str(s.turn_index)
+        if by == "question_type":
+            qtype, unanswerable = turns.get((s.conversation_id, s.turn_index), ("?", False))
+            return f"{qtype} (unanswerable)" if unanswerable else qtype
+        raise ValueError(f"cannot group by {by!r}; use turn, question_type or persona")
+
+    grouped: dict[str, dict[str, list[Score]]] = defaultdict(lambda: defaultdict(list))
+    for s in run.scores:
+        if metrics and s.metric not in metrics:
+            continue
+        group = group_of(s)
+        if group is not None:
+            grouped[s.metric][group].append(s)
+    return {
+        m: {g: summarize_scores(m, items, cluster=by_conversation) for g, items in sorted(groups.items(), key=_order)}
+        for m, groups in grouped.items()
+    }
+
+
+def _order(item: tuple[str, list[Score]]) -> tuple[int, str]:
+    key = item[0]
+    return (int(key), "") if key.isdigit() else (1 << 30, key)

@@ -1,0 +1,144 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragdive.errors import ModelError
+from ragdive.evaluation import Evaluator, Judge
+from ragdive.evaluation.stats import RunScores, summarize_run
+from ragdive.records import Context
+from ragdive.store import RunStore
+from tests.factories import make_conversation
+
+from .scripted_judge import rule_judge, scripted_judge
+
+ALL = ["faithfulness", "context_precision", "context_recall", "correctness", "forgetfulness", "context_retention"]
+
+
+def make_run(tmp_path: Path, kind: str = "dynamic", n: int = 2, turns: int = 2) -> RunStore:
+    store = RunStore.create(tmp_path, kind=kind)
+    for c in range(n):
+        conv = make_conversation(f"conv-{c}", turns=turns, index=c)
+        for i, t in enumerate(conv.turns):
+            # answer contains the ground truth; contexts: [noise, ground truth] -> precision 0.5, recall 1
+            conv.turns[i] = t.model_copy(
+                update={
+                    "answer": f"it is {t.ground_truth}",
+                    "contexts": [Context(text="noise"), Context(text=f"says {t.ground_truth} and more")],
+                }
+            )
+        store.append_conversation(conv)
+    return store
+
+
+async def test_evaluate_run_writes_every_item_and_resumes(tmp_path: Path) -> None:
+    store = make_run(tmp_path)
+    model, backend = scripted_judge()
+    result = await Evaluator(Judge(model, concurrency=3), ALL).evaluate_run(store)
+    assert result.written == 2 * 2 * 4 + 2 * 2 and result.unscored == 0 and result.skipped == 0
+    assert result.judge_calls == len(backend.calls) == 20
+    summary = {s.metric: s for s in summarize_run(RunScores.from_store(store))}
+    assert summary["context_precision"].mean == pytest.approx(0.5)
+    assert summary["context_recall"].mean == 1.0 and summary["correctness"].mean == 1.0
+    manifest = store.read_manifest()
+    assert manifest.totals.scores == 20 and manifest.models["judge"] == "scripted/judge"
+    sent = sum(len(m.content.split()) for call in backend.calls for m in call.messages)
+    assert manifest.totals.prompt_tokens == sent and manifest.totals.completion_tokens > 0
+    assert manifest.totals.cost_usd is None  # the scripted judge's price is unknown: never counted as free
+
+    again = await Evaluator(Judge(model), ALL).evaluate_run(store)
+    assert again.written == 0 and again.skipped == 20 and len(backend.calls) == 20
+    assert store.read_manifest().totals.prompt_tokens == sent
+    assert len(store.scores().records) == 20
+
+
+async def test_judge_failure_on_one_item_is_counted_not_averaged(tmp_path: Path) -> None:
+    store = make_run(tmp_path, n=3, turns=1)
+    failed_once = {"done": False}
+
+    def flaky(messages, schema):
+        if not failed_once["done"]:
+            failed_once["done"] = True
+            raise ModelError("judge timed out after retries")
+        return rule_judge(messages, schema)
+
+    model, _ = scripted_judge(flaky)
+    result = await Evaluator(Judge(model), ["correctness"]).evaluate_run(store)
+    assert result.unscored == 1
+    (s,) = summarize_run(RunScores.from_store(store))
+    assert s.n_scored == 2 and s.n_unscored == 1 and s.mean == 1.0  # never a 0 for the failed item
+    assert sum(s.unscored_reasons.values()) == 1
+    assert store.read_manifest().totals.unscored == 1
+
+
+async def test_static_run_skips_multi_turn_metrics(tmp_path: Path) -> None:
+    store = make_run(tmp_path, kind="static", turns=1)
+    model, _ = scripted_judge()
+    result = await Evaluator(Judge(model), ALL).evaluate_run(store)
+    assert result.written == 2 * 4
+    assert {s.metric for s in store.scores().records} == set(ALL[:4])
+    assert result.notes
+
+
+async def test_retry_judge_failures_supersedes_the_old_line(tmp_path: Path) -> None:
+    store = make_run(tmp_path, n=2, turns=1)
+    outage = {"left": 1}
+
+    def flaky(messages, schema):
+        if outage["left"]:
+            outage["left"] -= 1
+            raise ModelError("503")
+        if schema.__name__ == "FaithfulnessVerdict":
+            return {"claims": []}  # nothing to measure: unscored, but not a judge failure
+        return rule_judge(messages, schema)
+
+    model, backend = scripted_judge(flaky)
+    metrics = ["correctness", "faithfulness"]
+    first = await Evaluator(Judge(model, concurrency=1), metrics).evaluate_run(store)
+    assert first.written == 4 and first.unscored == 3
+    failed = [s for s in store.scores().records if s.details.get("judge_failed")]
+    assert len(failed) == 1 and failed[0].unscored_reason.startswith("judge call failed")
+
+    plain = await Evaluator(Judge(model), metrics).evaluate_run(store)
+    assert plain.written == 0 and plain.skipped == 4
+
+    retried = await Evaluator(Judge(model), metrics).evaluate_run(store, retry_judge_failures=True)
+    assert retried.written == 1 and retried.skipped == 3  # the zero-claim answers are not asked again
+    assert len(store.scores().records) == 5  # append-only: the old line stays in the file
+    run = RunScores.from_store(store)
+    assert len(run.scores) == 4  # ...but readers see only the latest line per item
+    assert store.read_manifest().totals.scores == 4
+    assert len(backend.calls) == 5
+
+
+async def test_judge_calls_in_flight_are_bounded_by_concurrency(tmp_path: Path) -> None:
+    import asyncio
+
+    store = make_run(tmp_path, n=3, turns=2)
+    state = {"now": 0, "peak": 0}
+
+    async def slow(messages, schema):
+        state["now"] += 1
+        state["peak"] = max(state["peak"], state["now"])
+        await asyncio.sleep(0.01)
+        state["now"] -= 1
+        return rule_judge(messages, schema)
+
+    model, backend = scripted_judge(slow)
+    await Evaluator(Judge(model, concurrency=2), ALL).evaluate_run(store)
+    assert len(backend.calls) == 3 * 2 * 4 + 3 * 2
+    assert state["peak"] == 2
+
+
+async def test_budget_exceeded_stops_the_evaluation_without_unscoring_the_rest(tmp_path: Path) -> None:
+    from ragdive.errors import BudgetExceeded
+
+    store = make_run(tmp_path, n=2, turns=1)
+    model, backend = scripted_judge(responder=None)
+    backend.enqueue({"reason": "ok", "correct": True}, BudgetExceeded("budget of 1000 tokens reached"))
+    with pytest.raises(BudgetExceeded):
+        await Evaluator(Judge(model, concurrency=1), ["correctness"]).evaluate_run(store)
+    scores = store.scores().records
+    assert [s.value for s in scores] == [1.0]  # what finished is kept; nothing became unscored
+    assert store.read_manifest().totals.scores == 1

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragdive.cli.main import main
+from ragdive.errors import ConfigError
+from ragdive.evaluation.static import load_static_dataset
+from ragdive.store import RunStore, list_runs
+
+
+def test_load_csv_and_jsonl(tmp_path: Path) -> None:
+    csv_file = tmp_path / "q.csv"
+    csv_file.write_text('title,question,answer\nParis,"Capital of France?",Paris\n,Q2?,A2\n', encoding="utf-8")
+    items = load_static_dataset(csv_file)
+    assert [(i.question, i.answer, i.document_id) for i in items] == [
+        ("Capital of France?", "Paris", "Paris"),
+        ("Q2?", "A2", "row-2"),
+    ]
+    jsonl = tmp_path / "q.jsonl"
+    jsonl.write_text(json.dumps({"question": "q", "answer": "a", "doc_id": "d"}) + "\n\n", encoding="utf-8")
+    assert load_static_dataset(jsonl)[0].document_id == "d"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("q.csv", "title,question\nx,y\n", "lacks column(s) answer"),
+        ("q.csv", "question,answer\n,\n", "row 1: empty question or answer"),
+        ("q.jsonl", "{not json\n", "q.jsonl:1: not valid JSON"),
+        ("q.txt", "x", "expected a .csv or .jsonl"),
+        ("q.csv", "", "has no rows"),
+    ],
+)
+def test_bad_datasets_are_config_errors(tmp_path: Path, name: str, text: str, message: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_static_dataset(path)
+
+
+def write_experiment(tmp_path: Path, dataset: Path) -> Path:
+    config = tmp_path / "exp.yaml"
+    config.write_text(
+        f"name: squad-static\noutput_dir: {tmp_path / 'runs'}\n"
+        "target:\n  type: python\n  callable: tests.evaluation.squad_target:make\n"
+        f"  options:\n    dataset: {dataset}\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_static_mode_on_squad_questions(tmp_path: Path, squad_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dataset = squad_dir / "static_questions.csv"
+    config = write_experiment(tmp_path, dataset)
+    code = main(["static", str(dataset), "--target", str(config), "--model", "judge=rulejudge/squad", "--limit", "20"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    (store,) = list_runs(tmp_path / "runs")
+    manifest = store.read_manifest()
+    assert manifest.kind == "static" and manifest.status == "finished" and manifest.models["judge"] == "rulejudge/squad"
+    convs = store.conversations().records
+    assert len(convs) == 20 and all(len(c.turns) == 1 and c.turns[0].question_type == "initial" for c in convs)
+    first = min(convs, key=lambda c: c.index)
+    items = load_static_dataset(dataset, limit=20)
+    assert first.document_ids == [items[0].document_id] and first.turns[0].ground_truth == items[0].answer
+    assert manifest.totals.conversations == 20 and manifest.totals.errors == 1
+    scores = store.scores().records
+    assert len(scores) == 20 * 4 and manifest.totals.scores == 80
+    by_metric = {m: [s for s in scores if s.metric == m] for m in ("correctness", "context_precision")}
+    correct = [s.value for s in by_metric["correctness"] if s.scored]
+    assert len(correct) == 19 and sum(correct) == 10  # even rows answered right; row 3 is a target error
+    precision = [s.value for s in by_metric["context_precision"] if s.scored]
+    assert set(precision) <= {0.5, 0.0} and 0.5 in precision  # the right passage sits at rank 2
+    assert "per-metric summary" in out and "no answer: the target failed" in out
+
+
+def test_static_needs_a_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "exp.yaml"
+    config.write_text("name: x\n", encoding="utf-8")
+    data = tmp_path / "q.csv"
+    data.write_text("question,answer\nq,a\n", encoding="utf-8")
+    assert main(["static", str(data), "--target", str(config), "--model", "judge=rulejudge/x"]) == 2
+    assert "no `target` section" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_static_runs_open_like_dynamic_ones(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, kind="static")
+    assert RunStore.open(store.path).read_manifest().kind == "static"
