@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from .._version import __version__
 from ..errors import RagdiveError
-from . import compare, config_cmd, evaluate, models_cmd, runs, static
+from . import compare, config_cmd, evaluate, models_cmd, runs, simulate, static
 
 app = typer.Typer(
     name="ragdive",
@@ -22,6 +22,7 @@ app = typer.Typer(
 app.add_typer(runs.app, name="runs")
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(models_cmd.app, name="models")
+app.command("simulate")(simulate.simulate_cmd)
 app.command("evaluate")(evaluate.evaluate_cmd)
 app.command("compare")(compare.compare_cmd)
 app.command("static")(static.static_cmd)

@@ -15,7 +15,8 @@ class CorpusConfig(Section):
     format: Literal["auto", "folder", "jsonl"] = "auto"
     """auto: folder or .jsonl by what the path is."""
     sampling: Literal["single", "related"] = "single"
-    """single: one seed document per conversation; related: 2-3 documents that share terms (multi-hop)."""
+    """single: one seed document per conversation; related: 2-3 documents that share terms (BM25 neighbours), so a
+    conversation can need facts from more than one document (multi-hop)."""
     group_size: int = Field(default=2, ge=2, le=3)
     """Documents per group with related sampling."""
     max_documents: int | None = Field(default=None, ge=1)

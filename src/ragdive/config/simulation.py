@@ -14,17 +14,24 @@ class SimulationConfig(Section):
     """Conversations to simulate."""
     max_turns: int = Field(default=5, ge=1)
     """Turns per conversation."""
-    personas: list[str] = Field(default_factory=lambda: ["precise"])
-    """Persona names, used in rotation; built-ins or names from persona_files."""
+    personas: list[str] = Field(default_factory=lambda: ["precise"], min_length=1)
+    """Persona names, used in rotation; built-ins (precise, attentive, confused, skeptical, explorer) or names
+    from persona_files."""
     persona_files: list[str] = Field(default_factory=list)
-    """YAML files with custom personas."""
+    """YAML files with custom personas (a mapping, a list of mappings, or {personas: [...]})."""
     max_attempts: int = Field(default=3, ge=1)
     """Drafts per turn before the validator loop gives up."""
     on_exhausted: Literal["accept", "end"] = "accept"
     """accept: keep the last draft, marked validator_overruled; end: end the conversation early."""
     history_window: int | None = Field(default=None, ge=1)
-    """Turns of history the generator sees (None: all)."""
+    """Turns of history the generator and validator see (None: all)."""
     unanswerable_rate: float = Field(default=0.0, ge=0, le=1)
-    """Share of turns that probe for something the document does not say."""
+    """Share of turns after the first that probe for something the document does not say."""
     concurrency: int = Field(default=4, ge=1)
-    """Conversations in flight at once."""
+    """Conversations in flight at once; turns within a conversation are always in order."""
+    max_document_chars: int | None = Field(default=None, ge=200)
+    """Cut each seed document to this many characters before showing it to the models (small-context models);
+    evidence is then checked against the part that was shown."""
+    evidence_threshold: float = Field(default=0.85, gt=0, le=1)
+    """Share of an evidence quote's words that must appear, in order, in a passage of the document for the quote
+    to count as found (tolerates small copying slips; 1.0 demands an exact normalised match)."""

@@ -138,6 +138,8 @@ class Turn(Record):
     """Every draft with its verdict, the accepted one last."""
     validator_overruled: bool = False
     """True when attempts ran out and the last draft was accepted anyway."""
+    generation_errors: list[str] = Field(default_factory=list)
+    """Attempts where the user model's answer was not a readable draft (each counts against max_attempts)."""
     answer: str | None = None
     """Target's answer; None when the target failed (see error)."""
     contexts: list[Context] = Field(default_factory=list)
@@ -166,9 +168,12 @@ class Conversation(Record):
     turns: list[Turn] = Field(default_factory=list)
     """Finished turns, in order."""
     status: Literal["finished", "ended_early", "error"] = "finished"
-    """finished: reached max turns; ended_early: the validator loop gave up; error: something failed."""
+    """finished: reached max turns; ended_early: the validator loop gave up or the target failed (see end_reason);
+    error: something else failed (see error)."""
     error: str | None = None
     """What failed, when status is error."""
+    end_reason: str | None = None
+    """Why the conversation ended before max turns (status ended_early)."""
     started: datetime = Field(default_factory=utc_now)
     """When the conversation started."""
     finished: datetime = Field(default_factory=utc_now)

@@ -1,1 +1,37 @@
-"""simulation stage."""
+"""Simulation stage: personas, the conversation generator (user model), the validator, the per-conversation loop
+and the concurrent runner that writes conversations to the run store."""
+
+from .checks import DocumentIndex, deterministic_checks, mentions_document
+from .dialogue import ConversationPlan, DialogueResult, DialogueSettings, Observer, run_dialogue
+from .generator import DraftOutput, Generator
+from .launch import PreparedRun, prepare_run, run_simulation
+from .personas import available_personas, builtin_personas, load_persona_file, resolve_personas
+from .runner import RunObserver, RunOutcome, SimulationRunner, conversation_seed_and_id, plan_conversations
+from .validator import Validator, VerdictOutput
+
+__all__ = [
+    "ConversationPlan",
+    "DialogueResult",
+    "DialogueSettings",
+    "DocumentIndex",
+    "DraftOutput",
+    "Generator",
+    "Observer",
+    "PreparedRun",
+    "RunObserver",
+    "RunOutcome",
+    "SimulationRunner",
+    "Validator",
+    "VerdictOutput",
+    "available_personas",
+    "builtin_personas",
+    "conversation_seed_and_id",
+    "deterministic_checks",
+    "load_persona_file",
+    "mentions_document",
+    "plan_conversations",
+    "prepare_run",
+    "resolve_personas",
+    "run_dialogue",
+    "run_simulation",
+]

@@ -1,0 +1,217 @@
+"""One conversation, turn by turn: draft -> validate (-> redraft, bounded) -> target answers.
+
+What ends a conversation early (status ``ended_early``, ``end_reason`` set):
+- the validator loop runs out of attempts with ``on_exhausted: end``, or no attempt produced a readable draft
+  (there is nothing to accept, whatever ``on_exhausted`` says);
+- the target fails on a turn (TargetError): the turn is kept with ``error`` set and no answer, and the
+  conversation stops there. A conversation that goes on after a missing answer is no longer a natural dialogue,
+  and a broken target would otherwise spend generator and validator calls on every remaining turn.
+
+Any other exception is recorded on the conversation (status ``error``) with the turns finished so far. Only
+BudgetExceeded and cancellation escape: the runner stops the run without writing a half-done conversation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import BudgetExceeded, ModelOutputError, TargetError
+from ..models import Message
+from ..records import Attempt, Conversation, Document, Persona, Rejection, Turn, TurnDraft, Usage
+from ..records._base import utc_now
+from ..targets import DialogueState, Target
+from .checks import DocumentIndex
+from .generator import Generator, redraft_messages, unreadable_messages
+from .validator import Validator
+
+
+@dataclass
+class ConversationPlan:
+    """What one conversation is about; a pure function of the run seed and the index (see runner.plan)."""
+
+    index: int
+    id: str
+    seed: int
+    persona: Persona
+    documents: list[Document]
+    shared_terms: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DialogueSettings:
+    max_turns: int = 5
+    max_attempts: int = 3
+    on_exhausted: str = "accept"
+    unanswerable_rate: float = 0.0
+
+
+class Observer:
+    """Progress hooks (the CLI shows them); every method is optional."""
+
+    def turn(self, conversation_id: str, turn: Turn) -> None: ...
+
+    def rejection(self, rejection: Rejection) -> None: ...
+
+
+@dataclass
+class DialogueResult:
+    conversation: Conversation
+    rejections: list[Rejection]
+
+
+@dataclass
+class _TurnOutcome:
+    draft: TurnDraft | None
+    attempts: list[Attempt]
+    generation_errors: list[str]
+    usage: dict[str, Usage]
+    overruled: bool = False
+
+
+async def run_dialogue(
+    plan: ConversationPlan,
+    *,
+    generator: Generator,
+    validator: Validator,
+    target: Target,
+    settings: DialogueSettings,
+    observer: Observer | None = None,
+) -> DialogueResult:
+    observer = observer or Observer()
+    conversation = Conversation(
+        id=plan.id,
+        index=plan.index,
+        persona=plan.persona.name,
+        document_ids=[d.id for d in plan.documents],
+        seed=plan.seed,
+    )
+    rejections: list[Rejection] = []
+    rng = np.random.default_rng(plan.seed)  # decides which turns are unanswerable probes
+    index = DocumentIndex(plan.documents)
+    state = DialogueState(id=plan.id)
+    try:
+        await target.start(state)
+        for turn_index in range(settings.max_turns):
+            # never the first turn: a conversation opens with a question the knowledge base answers
+            probe = turn_index > 0 and bool(rng.random() < settings.unanswerable_rate)
+            outcome = await _draft_turn(
+                plan, conversation, turn_index, probe, generator, validator, index, settings, rejections, observer
+            )
+            if outcome.draft is None:
+                conversation.status = "ended_early"
+                conversation.end_reason = _exhausted_reason(turn_index, outcome)
+                break
+            turn = Turn(
+                index=turn_index,
+                **outcome.draft.model_dump(),
+                attempts=outcome.attempts,
+                validator_overruled=outcome.overruled,
+                generation_errors=outcome.generation_errors,
+                usage=outcome.usage,
+            )
+            try:
+                reply = await target.respond(state, turn.rag_input)
+            except TargetError as exc:
+                turn.error = str(exc) or type(exc).__name__
+                conversation.turns.append(turn)
+                observer.turn(plan.id, turn)
+                conversation.status = "ended_early"
+                conversation.end_reason = f"the target failed on turn {turn_index + 1}: {turn.error}"
+                break
+            turn.answer, turn.contexts, turn.latency_s = reply.answer, reply.contexts, reply.latency_s
+            conversation.turns.append(turn)
+            state.history += [
+                Message(role="user", content=turn.rag_input),
+                Message(role="assistant", content=reply.answer),
+            ]
+            observer.turn(plan.id, turn)
+    except BudgetExceeded:
+        raise
+    except Exception as exc:  # recorded on this conversation; the others go on
+        conversation.status = "error"
+        conversation.error = f"{type(exc).__name__}: {exc}"
+    conversation.finished = utc_now()
+    return DialogueResult(conversation=conversation, rejections=rejections)
+
+
+async def _draft_turn(
+    plan: ConversationPlan,
+    conversation: Conversation,
+    turn_index: int,
+    probe: bool,
+    generator: Generator,
+    validator: Validator,
+    index: DocumentIndex,
+    settings: DialogueSettings,
+    rejections: list[Rejection],
+    observer: Observer,
+) -> _TurnOutcome:
+    """The validator loop of one turn: at most ``max_attempts`` drafts, each rejected one sent back with its
+    critique. Returns the accepted draft, the overruled last draft, or no draft (end the conversation)."""
+    history = conversation.turns
+    messages = generator.first_messages(
+        persona=plan.persona,
+        documents=plan.documents,
+        history=history,
+        turn_index=turn_index,
+        probe=probe,
+        shared_terms=plan.shared_terms,
+    )
+    outcome = _TurnOutcome(draft=None, attempts=[], generation_errors=[], usage={})
+    for attempt in range(1, settings.max_attempts + 1):
+        try:
+            draft, usage = await generator.draft(messages, probe=probe, seed=plan.seed)
+        except ModelOutputError as exc:
+            message = str(exc).splitlines()[0][:500] if str(exc) else type(exc).__name__
+            outcome.generation_errors.append(message)
+            messages = messages + unreadable_messages(getattr(exc, "raw", "") or "", message, turn_index)
+            continue
+        _add_usage(outcome.usage, "user", usage)
+        verdict, v_usage = await validator.check(
+            draft,
+            turn_index=turn_index,
+            persona=plan.persona,
+            documents=plan.documents,
+            history=history,
+            index=index,
+            seed=plan.seed,
+        )
+        if v_usage is not None:
+            _add_usage(outcome.usage, "validator", v_usage)
+        outcome.attempts.append(Attempt(draft=draft, verdict=verdict))
+        if verdict.valid:
+            outcome.draft = draft
+            return outcome
+        rejection = Rejection(
+            conversation_id=plan.id,
+            turn_index=turn_index,
+            attempt=attempt,
+            categories=verdict.failed_checks,
+            reason=verdict.reason,
+            checked_by=verdict.checked_by,
+            draft=draft,
+        )
+        rejections.append(rejection)
+        observer.rejection(rejection)
+        messages = messages + redraft_messages(draft, verdict, turn_index)
+    if outcome.attempts and settings.on_exhausted == "accept":
+        outcome.draft = outcome.attempts[-1].draft
+        outcome.overruled = True
+    return outcome
+
+
+def _exhausted_reason(turn_index: int, outcome: _TurnOutcome) -> str:
+    """Why the turn was given up, including the unreadable drafts (they are not kept anywhere else)."""
+    where = f"turn {turn_index + 1}"
+    errors = outcome.generation_errors
+    unreadable = f"{len(errors)} unreadable draft(s), last: {errors[-1]}" if errors else ""
+    if not outcome.attempts:
+        return f"{where}: no readable draft ({unreadable or 'no attempt'})"
+    reason = f"{where}: the validator rejected every draft ({len(outcome.attempts)} checked) and on_exhausted is end"
+    return f"{reason}; {unreadable}" if unreadable else reason
+
+
+def _add_usage(usage: dict[str, Usage], role: str, more: Usage) -> None:
+    usage[role] = usage[role] + more if role in usage else more

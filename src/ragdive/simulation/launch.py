@@ -1,0 +1,125 @@
+"""From an experiment config to a running simulation: corpus, personas, models, target, run store.
+
+Relative paths in the config (corpus, persona files) are read relative to the current directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import ExperimentConfig
+from ..corpus import load_documents
+from ..corpus.sampling import SeedSampler
+from ..errors import ConfigError
+from ..models import Model, ModelContext, models_for_roles
+from ..store import RunStore
+from ..targets import Target, build_target
+from .dialogue import DialogueSettings
+from .generator import Generator
+from .personas import resolve_personas
+from .runner import RunObserver, RunOutcome, SimulationRunner, plan_conversations
+from .validator import Validator
+
+
+@dataclass
+class PreparedRun:
+    store: RunStore
+    runner: SimulationRunner
+    models: dict[str, Model] = field(default_factory=dict)
+    target: Target | None = None
+    context: ModelContext | None = None
+
+    async def execute(self) -> RunOutcome:
+        """Run, then release the models and the target whatever happened."""
+        try:
+            return await self.runner.run()
+        finally:
+            for model in self.models.values():
+                await model.aclose()
+            if self.target is not None:
+                await self.target.aclose()
+            if self.context is not None:
+                self.context.close()
+
+
+def prepare_run(
+    config: ExperimentConfig,
+    *,
+    resume: Path | None = None,
+    output: Path | None = None,
+    observer: RunObserver | None = None,
+    no_cache: bool = False,
+    cache_dir: str | Path | None = None,
+) -> PreparedRun:
+    """Check everything that can be checked before any model is called, then create (or reopen) the run."""
+    if config.corpus is None:
+        raise ConfigError("simulate needs a corpus: set corpus.path in the config")
+    if config.target is None:
+        raise ConfigError("simulate needs a target: set the target section in the config")
+    sim = config.simulation
+    personas = resolve_personas(sim.personas, sim.persona_files)
+    documents = load_documents(config.corpus.path, format=config.corpus.format, limit=config.corpus.max_documents)
+    if sim.max_document_chars:
+        documents = [d.model_copy(update={"text": d.text[: sim.max_document_chars]}) for d in documents]
+    sampler = SeedSampler(documents, seed=config.seed, mode=config.corpus.sampling, group_size=config.corpus.group_size)
+    plans = plan_conversations(sim.conversations, run_seed=config.seed, personas=personas, sampler=sampler)
+
+    store = RunStore.open(resume) if resume is not None else None
+    if store is not None:
+        manifest = store.read_manifest()
+        if manifest.kind != "dynamic":
+            raise ConfigError(f"{resume} is a {manifest.kind} run; only simulated runs can be resumed by simulate")
+        if manifest.seed is not None and manifest.seed != config.seed:
+            raise ConfigError(
+                f"{resume} was run with seed {manifest.seed} but the config has seed {config.seed}: "
+                "conversation ids would not match; use the run's seed to resume it"
+            )
+
+    # models and target last among the checks: an embedded model is expensive to load for nothing
+    # one context for every role: a shared cache, usage ledger and budget
+    context = ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir)
+    roles = ["user", "validator"] + (["target"] if config.models.for_role("target") is not None else [])
+    models = models_for_roles(config.models, roles, context=context)
+    target = build_target(config.target, corpus=config.corpus.path, model=models.get("target"))
+
+    if store is None:  # created only now, so a config mistake leaves no empty run behind
+        store = RunStore.create(
+            Path(output or config.output_dir),
+            config=config.model_dump(mode="json"),
+            name=config.name,
+            kind="dynamic",
+            seed=config.seed,
+            models={role: model.name for role, model in models.items()},
+            target=target.describe(),
+        )
+    runner = SimulationRunner(
+        store=store,
+        plans=plans,
+        generator=Generator(models["user"], history_window=sim.history_window),
+        validator=Validator(
+            models["validator"], history_window=sim.history_window, evidence_threshold=sim.evidence_threshold
+        ),
+        target=target,
+        settings=DialogueSettings(
+            max_turns=sim.max_turns,
+            max_attempts=sim.max_attempts,
+            on_exhausted=sim.on_exhausted,
+            unanswerable_rate=sim.unanswerable_rate,
+        ),
+        concurrency=sim.concurrency,
+        observer=observer,
+    )
+    return PreparedRun(store=store, runner=runner, models=models, target=target, context=context)
+
+
+def run_simulation(prepared: PreparedRun) -> RunOutcome:
+    """Run to the end in a fresh event loop. Ctrl-C marks the run ``interrupted`` (finished conversations stay
+    on disk) and re-raises KeyboardInterrupt."""
+    try:
+        return asyncio.run(prepared.execute())
+    except KeyboardInterrupt:
+        runner = prepared.runner
+        prepared.store.update_manifest(status="interrupted", totals=runner.totals)
+        raise

@@ -1,0 +1,206 @@
+"""The concurrent runner: many conversations at once (bounded), turns in order within each, every finished
+conversation written to the run store at once, resumable.
+
+Stopping: BudgetExceeded from the model layer ends the run with status ``budget_exceeded``; cancellation or
+Ctrl-C ends it with ``interrupted``. Either way the conversations in flight are dropped (never written half-done)
+and everything finished is already on disk, so ``--resume`` continues where the run stopped. An error inside
+one conversation is recorded on it (status ``error``) and the others go on; a resumed run does not retry it.
+
+Rejections are written with their conversation, just before it (a conversation that is dropped and redone after
+a resume would otherwise leave duplicates); a kill between those two writes can duplicate one conversation's
+rejections, never lose any.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..corpus.sampling import SeedSampler, shared_terms
+from ..errors import BudgetExceeded
+from ..models import UsageLedger
+from ..records import Conversation, Persona, Rejection, Totals, Usage
+from ..store import RunStore
+from ..targets import Target
+from .dialogue import ConversationPlan, DialogueSettings, Observer, run_dialogue
+from .generator import Generator
+from .validator import Validator
+
+
+def conversation_seed_and_id(run_seed: int, index: int) -> tuple[int, str]:
+    """Deterministic per (run seed, index): a resumed run finds the same ids. The seed fits in 32 bits, which
+    every backend's ``seed`` parameter accepts."""
+    digest = hashlib.sha256(f"ragdive-conversation:{run_seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:4], "big"), f"c{index:04d}-{digest[4:7].hex()}"
+
+
+def plan_conversations(
+    count: int, *, run_seed: int, personas: list[Persona], sampler: SeedSampler
+) -> list[ConversationPlan]:
+    """Conversation i gets persona i mod len(personas) and the seed document(s) the sampler draws for i."""
+    plans = []
+    for index in range(count):
+        seed, cid = conversation_seed_and_id(run_seed, index)
+        documents = sampler.for_conversation(index)
+        plans.append(
+            ConversationPlan(
+                index=index,
+                id=cid,
+                seed=seed,
+                persona=personas[index % len(personas)],
+                documents=documents,
+                shared_terms=shared_terms(documents),
+            )
+        )
+    return plans
+
+
+class RunObserver(Observer):
+    """Observer of a whole run: also told when the run starts and when a conversation is written."""
+
+    def started(self, total: int, already_done: int, totals: Totals) -> None:
+        """``totals`` holds what a resumed run had already written."""
+
+    def conversation(self, conversation: Conversation, totals: Totals) -> None: ...
+
+
+@dataclass
+class RunOutcome:
+    status: str
+    totals: Totals
+    error: str | None = None
+
+
+class SimulationRunner:
+    def __init__(
+        self,
+        *,
+        store: RunStore,
+        plans: list[ConversationPlan],
+        generator: Generator,
+        validator: Validator,
+        target: Target,
+        settings: DialogueSettings,
+        concurrency: int = 4,
+        observer: RunObserver | None = None,
+    ) -> None:
+        self.store = store
+        self.plans = plans
+        self.generator = generator
+        self.validator = validator
+        self.target = target
+        self.settings = settings
+        self.concurrency = concurrency
+        self.observer = observer or RunObserver()
+        self.totals = Totals()
+        self._spent_before = Usage(cost_usd=0.0)
+        # one ledger per distinct model context (a real run shares one; tests may build separate models)
+        contexts = {id(m.context): m.context for m in (generator.model, validator.model)}
+        self.ledgers: list[UsageLedger] = [c.ledger for c in contexts.values()]
+
+    async def run(self) -> RunOutcome:
+        """Run every planned conversation not yet in the store. Returns how the run ended; re-raises
+        cancellation (after recording ``interrupted``) and bugs (after recording ``failed``)."""
+        done = self._load_totals()
+        todo = [p for p in self.plans if p.id not in done]
+        self.store.update_manifest(status="running", error=None, totals=self.totals)
+        self.observer.started(len(self.plans), len(self.plans) - len(todo), self.totals.model_copy())
+        queue = iter(todo)
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(min(self.concurrency, len(todo))):
+                    group.create_task(self._worker(queue))
+        except BaseExceptionGroup as group_error:
+            budget = _first(group_error, BudgetExceeded)
+            if budget is not None:
+                return self._finish("budget_exceeded", f"budget exceeded: {budget}")
+            first = _first(group_error, BaseException)
+            self._finish("failed", f"{type(first).__name__}: {first}")
+            raise first from group_error  # type: ignore[misc]
+        except asyncio.CancelledError:
+            self._finish("interrupted", None)
+            raise
+        except KeyboardInterrupt as exc:
+            # A KeyboardInterrupt inside a conversation has already left the event loop (asyncio re-raises it
+            # from the task that got it); the TaskGroup hands it to us again while asyncio.run cancels
+            # everything. End this task as cancelled: raising it twice only leaves an unretrieved-task warning.
+            self._finish("interrupted", None)
+            raise asyncio.CancelledError from exc
+        return self._finish("finished", None)
+
+    async def _worker(self, queue: Iterator[ConversationPlan]) -> None:
+        # one shared iterator: the event loop runs one worker at a time between awaits, so next() is safe
+        for plan in queue:
+            result = await run_dialogue(
+                plan,
+                generator=self.generator,
+                validator=self.validator,
+                target=self.target,
+                settings=self.settings,
+                observer=self.observer,
+            )
+            # no await from here on: a cancellation cannot leave a conversation half-written
+            for rejection in result.rejections:
+                self.store.append_rejection(rejection)
+            self.store.append_conversation(result.conversation)
+            self._count(result.conversation, result.rejections)
+            self._refresh_spend()
+            self.store.update_manifest(totals=self.totals)
+            self.observer.conversation(result.conversation, self.totals)
+
+    def _load_totals(self) -> set[str]:
+        """Counts of what a previous (resumed) session already wrote, and the tokens and cost it spent (from the
+        manifest: they include calls of conversations that were dropped). Returns the finished ids."""
+        conversations = self.store.conversations().records
+        previous = self.store.read_manifest().totals
+        self.totals = Totals()
+        for conversation in conversations:
+            self._count(conversation, [])
+        self.totals.rejections = len(self.store.rejections().records)
+        spent_before = previous.prompt_tokens + previous.completion_tokens > 0
+        self._spent_before = Usage(
+            prompt_tokens=previous.prompt_tokens,
+            completion_tokens=previous.completion_tokens,
+            cost_usd=previous.cost_usd if spent_before else 0.0,
+        )
+        # the budget caps the whole run, not each session: what earlier sessions spent counts against it
+        if self.ledgers:
+            self.ledgers[0].total_tokens += self._spent_before.prompt_tokens + self._spent_before.completion_tokens
+            self.ledgers[0].known_cost_usd += self._spent_before.cost_usd or 0.0
+        self._refresh_spend()
+        return {c.id for c in conversations}
+
+    def _count(self, conversation: Conversation, rejections: list[Rejection]) -> None:
+        t = self.totals
+        t.conversations += 1
+        t.turns += len(conversation.turns)
+        t.rejections += len(rejections)
+        t.errors += (conversation.status == "error") + sum(turn.error is not None for turn in conversation.turns)
+
+    def _refresh_spend(self) -> None:
+        """Tokens and cost from the models' usage ledgers: every call, including failed drafts, corrective
+        retries and conversations that were dropped; cache hits cost nothing. Cost None = some price unknown."""
+        spent = self._spent_before
+        for ledger in self.ledgers:
+            spent = spent + ledger.total()
+        self.totals.prompt_tokens = spent.prompt_tokens
+        self.totals.completion_tokens = spent.completion_tokens
+        self.totals.cost_usd = spent.cost_usd
+
+    def _finish(self, status: str, error: str | None) -> RunOutcome:
+        self._refresh_spend()
+        self.store.update_manifest(status=status, error=error, totals=self.totals)
+        return RunOutcome(status=status, totals=self.totals, error=error)
+
+
+def _first(group: BaseExceptionGroup, kind: type[BaseException]) -> BaseException | None:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            found = _first(exc, kind)
+            if found is not None:
+                return found
+        elif isinstance(exc, kind):
+            return exc
+    return None

@@ -1,0 +1,203 @@
+"""`ragdive simulate` end to end: a real config file, a tiny corpus on disk, a python target, and scripted models
+registered as the `simtest` provider in this process (the scripted backend's responder cannot come from YAML)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ragdive.cli.main import main
+from ragdive.errors import BudgetExceeded
+from ragdive.models import ScriptedModel, register_backend
+from ragdive.models import registry as model_registry
+from ragdive.store import RunStore
+
+from .helpers import DOCS, good_draft
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def answer(message: str, history: list[dict[str, str]]) -> dict[str, object]:
+    """The python target: a deliberately simple 'RAG system'."""
+    if os.environ.get("SIMTEST_SLOW_TARGET"):
+        time.sleep(0.2)
+    return {"answer": f"I think: {message}", "contexts": [{"text": DOCS[0].text[:80], "source": "harbour"}]}
+
+
+def simtest_backend(name: str, **options: object) -> ScriptedModel:
+    kind = name.split("/", 1)[1]
+    if kind == "user":
+        return ScriptedModel(name, responder=good_draft)
+    if kind == "validator":
+        return ScriptedModel(name, responder=lambda m: {"reason": "ok", "failed_checks": [], "valid": True})
+    if kind == "strict":
+        return ScriptedModel(
+            name, responder=lambda m: {"reason": "no", "failed_checks": ["wrong_type"], "valid": False}
+        )
+    if kind == "budget":  # the model layer raises BudgetExceeded once the run's cap is reached
+        calls = {"n": 0}
+
+        def spend(messages: list[object], schema: object) -> object:
+            calls["n"] += 1
+            if calls["n"] > 5:
+                raise BudgetExceeded("budget of 1000 tokens spent")
+            return good_draft(messages)  # type: ignore[arg-type]
+
+        return ScriptedModel(name, responder=spend)
+    raise ValueError(name)
+
+
+def register() -> None:
+    register_backend("simtest", simtest_backend)
+
+
+@pytest.fixture
+def simtest() -> Iterator[None]:
+    register()
+    yield
+    model_registry._registered.pop("simtest", None)
+
+
+def write_setup(tmp_path: Path, corpus_options: str = "", **simulation: object) -> Path:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for doc in DOCS:
+        (corpus / f"{doc.id}.md").write_text(f"# {doc.title}\n\n{doc.text}\n")
+    sim = {"conversations": 4, "max_turns": 2, "personas": ["precise", "skeptical"], "concurrency": 2, **simulation}
+    config = tmp_path / "experiment.yaml"
+    config.write_text(
+        "name: cli-test\nseed: 3\n"
+        f"cache: {{dir: {tmp_path / 'cache'}}}\n"
+        f"output_dir: {tmp_path / 'runs'}\n"
+        "models: {user: simtest/user, validator: simtest/validator}\n"
+        f"corpus: {{path: {corpus}{corpus_options}}}\n"
+        f"simulation: {sim}\n".replace("'", "")
+        + "target: {type: python, callable: tests.simulation.test_cli_simulate:answer}\n"
+    )
+    return config
+
+
+def test_simulate_end_to_end(tmp_path: Path, simtest: None, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_setup(tmp_path)
+    out = tmp_path / "elsewhere"
+    assert main(["simulate", str(config), "--conversations", "3", "--max-turns", "2", "--output", str(out)]) == 0
+    captured = capsys.readouterr()
+    run_dir = Path(captured.out.strip().splitlines()[-1])
+    assert run_dir.parent == out
+    assert "finished: 3 conversations, 6 turns, 0 rejections" in captured.err
+
+    store = RunStore.open(run_dir)
+    manifest = store.read_manifest()
+    assert manifest.status == "finished" and manifest.seed == 3 and manifest.name == "cli-test"
+    assert manifest.models == {"user": "simtest/user", "validator": "simtest/validator"}
+    assert manifest.target == "python tests.simulation.test_cli_simulate:answer"
+    conversations = store.conversations().records
+    assert sorted(c.index for c in conversations) == [0, 1, 2]
+    assert {c.persona for c in conversations} == {"precise", "skeptical"}
+    for conv in conversations:
+        assert [t.index for t in conv.turns] == [0, 1]
+        assert conv.turns[1].answer == f"I think: {conv.turns[1].rag_input}"
+        assert conv.turns[0].contexts[0].source == "harbour"
+
+    # --model rebinds a role; --resume adds the missing conversations to the same run and skips the rest
+    assert main(["simulate", str(config), "--resume", str(run_dir), "--model", "validator=simtest/strict"]) == 0
+    captured = capsys.readouterr()
+    assert "turns 8 | rejections 6 (wrong_type 6)" in captured.err  # progress, rejections by category
+    assert "wrong_type" not in captured.out  # progress stays on stderr
+    conversations = store.conversations().records
+    assert sorted(c.index for c in conversations) == [0, 1, 2, 3]
+    [new] = [c for c in conversations if c.index == 3]
+    assert new.turns[0].validator_overruled and len(new.turns[0].attempts) == 3
+    assert {r.conversation_id for r in store.rejections().records} == {new.id}
+    assert store.read_manifest().totals.rejections == 6
+
+
+def test_a_spent_budget_exits_3_with_finished_work_kept(
+    tmp_path: Path, simtest: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_setup(tmp_path, concurrency=1)
+    assert main(["simulate", str(config), "--model", "user=simtest/budget"]) == 3
+    captured = capsys.readouterr()
+    store = RunStore.open(Path(captured.out.strip().splitlines()[-1]))
+    manifest = store.read_manifest()
+    assert manifest.status == "budget_exceeded" and "budget of 1000 tokens spent" in manifest.error
+    assert "--resume" in captured.err
+    # 5 drafts = 2 whole conversations of 2 turns; the third was in flight and is not written
+    assert [len(c.turns) for c in store.conversations().records] == [2, 2] == [2] * manifest.totals.conversations
+
+
+def test_related_sampling_gives_each_conversation_both_documents(
+    tmp_path: Path, simtest: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_setup(tmp_path, ", sampling: related, group_size: 2", max_document_chars=200)
+    assert main(["simulate", str(config), "--conversations", "2", "--max-turns", "3"]) == 0
+    store = RunStore.open(Path(capsys.readouterr().out.strip().splitlines()[-1]))
+    conversations = store.conversations().records
+    assert [sorted(c.document_ids) for c in conversations] == [["bridge", "harbour"]] * 2
+    # documents were cut to 200 characters before the models saw them: the scripted user quotes the third
+    # "sentence" of what it was shown, which for the harbour document is cut mid-word
+    quotes = {q for c in conversations for t in c.turns for q in t.evidence}
+    assert "The lighthouse at its entrance is painted red and wh." in quotes
+    assert not any("red and white" in q for q in quotes)
+
+
+def test_user_errors_are_one_line(tmp_path: Path, simtest: None, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_setup(tmp_path, personas=["precise", "grumpy"])
+    assert main(["simulate", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown persona 'grumpy'" in err and "explorer" in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "runs").exists()  # nothing was created for a bad config
+
+    (tmp_path / "b").mkdir()
+    config = write_setup(tmp_path / "b")
+    assert main(["simulate", str(config), "--model", "user=nosuch/model"]) == 2
+    assert "unknown model provider 'nosuch'" in capsys.readouterr().err
+    assert not (tmp_path / "b" / "runs").exists()
+
+    run = RunStore.create(tmp_path / "runs2", seed=99)
+    assert main(["simulate", str(config), "--resume", str(run.path)]) == 2
+    assert "seed 99" in capsys.readouterr().err
+
+
+def test_ctrl_c_keeps_finished_conversations_and_resume_completes(tmp_path: Path, simtest: None) -> None:
+    config = write_setup(tmp_path, conversations=6, max_turns=2, concurrency=1)
+    script = (
+        "import sys; from tests.simulation.test_cli_simulate import register; register(); "
+        "from ragdive.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
+    env = {**os.environ, "SIMTEST_SLOW_TARGET": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "simulate", str(config)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    runs = tmp_path / "runs"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        files = list(runs.glob("*/conversations.jsonl"))
+        if files and files[0].read_text().count("\n") >= 1:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "--resume" in stderr
+    run_dir = Path(stdout.strip().splitlines()[-1])
+    store = RunStore.open(run_dir)
+    written = len(store.conversations().records)
+    assert store.read_manifest().status == "interrupted" and 1 <= written < 6
+
+    assert main(["simulate", str(config), "--resume", str(run_dir)]) == 0
+    ids = [c.id for c in store.conversations().records]
+    assert len(ids) == 6 == len(set(ids))
+    assert store.read_manifest().status == "finished"
