@@ -9,7 +9,7 @@ from rich.console import Console
 
 from .._version import __version__
 from ..errors import RagdiveError
-from . import config_cmd, runs
+from . import config_cmd, runs, serve_rag
 
 app = typer.Typer(
     name="ragdive",
@@ -20,6 +20,7 @@ app = typer.Typer(
 )
 app.add_typer(runs.app, name="runs")
 app.add_typer(config_cmd.app, name="config")
+app.command("serve-rag")(serve_rag.serve_rag)
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 _state = {"debug": False}

@@ -1,4 +1,4 @@
-"""Adapters for the RAG system under test, and the reference RAG system."""
+"""Adapters for the RAG system under test, and the reference RAG system (`ragdive.targets.reference`)."""
 
 from .base import DialogueState, Target
 from .factory import build_target
