@@ -153,6 +153,7 @@ def _fault_app() -> Starlette:
         routes=[
             Route("/boom", boom, methods=["POST"]),
             Route("/html", html, methods=["POST"]),
+            Route("/v1/chat/completions", html, methods=["POST"]),
             Route("/flaky", flaky, methods=["POST"]),
             Route("/count", count, methods=["GET"]),
         ]

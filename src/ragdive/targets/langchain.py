@@ -5,6 +5,7 @@ otherwise."""
 
 from __future__ import annotations
 
+import importlib
 import time
 from typing import Any
 
@@ -12,7 +13,6 @@ from ..config.target import LangChainTargetConfig
 from ..errors import ConfigError, TargetError
 from ..records import Context, TargetReply
 from .base import DialogueState, Target
-from .python_callable import import_callable
 
 
 def _require_langchain() -> Any:
@@ -34,9 +34,7 @@ class LangChainTarget(Target):
     @classmethod
     def from_config(cls, config: LangChainTargetConfig) -> LangChainTarget:
         _require_langchain()
-        obj = import_callable(config.runnable) if ":" in config.runnable else None
-        if obj is None:
-            raise ConfigError(f"langchain target {config.runnable!r} must be 'module:attribute'")
+        obj = _import_object(config.runnable)
         if config.options:
             obj = obj(**config.options)
         return cls(obj, config)
@@ -77,6 +75,21 @@ class LangChainTarget(Target):
             f"{self.config.runnable} returned {type(result).__name__}; expected a string, a message, or a dict "
             f"with {self.config.answer_key!r} (and {self.config.contexts_key!r})"
         )
+
+
+def _import_object(spec: str) -> Any:
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(f"langchain target {spec!r} must be 'module:attribute'")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"langchain target: cannot import module {module_name!r}: {exc}") from exc
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ConfigError(f"langchain target: {module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
 
 
 def _context(doc: Any) -> Context:
