@@ -74,12 +74,16 @@ async def test_openai_chat_adapter_reads_answer_and_contexts(rag_server: str) ->
     config = OpenAIChatTargetConfig(base_url=f"{rag_server}/v1", system_prompt="ignored by the server")
     target = build_target(config)
     try:
-        reply = await target.respond(DialogueState(id="c", history=HISTORY), "How many bees live in a colony?")
+        reply = await target.respond(
+            DialogueState(id="c", history=HISTORY), "How many bees live in a colony ruled by a queen?"
+        )
     finally:
         await target.aclose()
     assert reply.raw["object"] == "chat.completion"
     assert [c.source for c in reply.contexts][0] == "bees.md" and len(reply.contexts) == 2
-    assert "user: Tell me about bees" in reply.answer and reply.answer.endswith("How many bees live in a colony?")
+    assert "user: Tell me about bees" in reply.answer and reply.answer.endswith(
+        "How many bees live in a colony ruled by a queen?"
+    )
     assert reply.contexts[0].text in reply.answer  # the passage shown to the generator is the returned context
 
 

@@ -31,7 +31,7 @@ async def test_app_in_process_answers_and_validates(tmp_path: Path, corpus: Path
     config = load_config(write_config(tmp_path / "exp.yaml", corpus, tmp_path / "index", top_k=3))
     app, rag = build_app(config)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://rag") as client:
-        ok = await client.post("/chat", json={"message": "Where does the Danube end?", "history": []})
+        ok = await client.post("/chat", json={"message": "volcano, bees, river or chess?", "history": []})
         assert ok.status_code == 200 and len(ok.json()["contexts"]) == 3
         assert (await client.post("/chat", content=b"{nope")).status_code == 400
         assert (await client.post("/chat", json={"message": "x", "thread_id": "nope"})).status_code == 404

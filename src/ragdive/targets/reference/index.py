@@ -4,7 +4,7 @@ Layout under ``root``::
 
     <fingerprint of corpus + chunking>/
         chunks.jsonl                      one chunk per line
-        bm25/                             bm25s index (built when a lexical retriever is used)
+        bm25-en-snowball/                 bm25s index (built when a lexical retriever is used)
         dense-<fingerprint of model>.npy  chunk embeddings (one file per embedding model)
 
 Every part is written to a temporary name and renamed into place, so an interrupted build leaves no half index.
@@ -27,6 +27,7 @@ from ...records import Document
 from .chunking import TOKENIZER_VERSION, Chunk, chunk_documents
 from .embeddings import Embedder
 from .retrievers import BM25Retriever, DenseRetriever, HybridRetriever, Retriever
+from .retrievers.bm25 import FOLDER as BM25_FOLDER
 
 
 def corpus_fingerprint(docs: list[Document], size: int, overlap: int) -> str:
@@ -67,7 +68,7 @@ class Index:
 
     def bm25(self) -> BM25Retriever:
         if self._bm25 is None:
-            path = self.folder / "bm25"
+            path = self.folder / BM25_FOLDER
             if path.is_dir():
                 self._bm25 = BM25Retriever.load(path, len(self.chunks))
             else:

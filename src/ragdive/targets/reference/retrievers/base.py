@@ -15,4 +15,5 @@ class Hit:
 class Retriever(ABC):
     @abstractmethod
     def search(self, query: str, k: int) -> list[Hit]:
-        """The best ``k`` chunks for ``query`` (fewer only when the index holds fewer), best first."""
+        """At most ``k`` chunks for ``query``, best first (fewer when the index holds fewer, or, for BM25, when
+        fewer chunks share a term with the query)."""

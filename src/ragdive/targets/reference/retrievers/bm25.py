@@ -1,16 +1,29 @@
-"""Lexical retrieval with `bm25s` (English stop words removed, no stemming)."""
+"""Lexical retrieval with `bm25s`: English stop words removed, words stemmed with Snowball (PyStemmer), so "bees"
+matches "bee" and "ruled" matches "rules". A chunk sharing no term with the query scores 0 and is not returned:
+a lexical retriever has nothing to say about it."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import bm25s
+import Stemmer
 
 from .base import Hit, Retriever
 
+FOLDER = "bm25-en-snowball"  # the index's folder name: a change of tokenization must not reuse an old index
+
+
+@cache
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
 
 def _tokens(texts: list[str]) -> list[list[str]]:
-    return bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)  # type: ignore[no-any-return]
+    return bm25s.tokenize(  # type: ignore[no-any-return]
+        texts, stopwords="en", stemmer=_stemmer().stemWords, return_ids=False, show_progress=False
+    )
 
 
 class BM25Retriever(Retriever):
@@ -36,4 +49,4 @@ class BM25Retriever(Retriever):
         if k == 0:
             return []
         docs, scores = self._model.retrieve(_tokens([query]), k=k, show_progress=False, n_threads=1)
-        return [Hit(int(d), float(s)) for d, s in zip(docs[0], scores[0], strict=True)]
+        return [Hit(int(d), float(s)) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
