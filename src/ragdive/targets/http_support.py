@@ -136,7 +136,8 @@ def read_contexts(value: Any) -> list[Context]:
         text = item.get("text", item.get("content", item.get("page_content")))
         if not isinstance(text, str):
             raise TargetError(f"a context has no text (keys: {', '.join(sorted(item))})")
-        meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+        found = item.get("metadata")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
         ident = item.get("id", meta.get("id"))
         source = item.get("source", meta.get("source"))
         score = item.get("score")

@@ -66,9 +66,8 @@ class LangChainTarget(Target):
         if isinstance(getattr(result, "content", None), str):  # an AIMessage
             return result.content, []
         if isinstance(result, dict):
-            answer = result.get(self.config.answer_key)
-            if isinstance(getattr(answer, "content", None), str):
-                answer = answer.content
+            answer: Any = result.get(self.config.answer_key)
+            answer = getattr(answer, "content", answer)  # a message: its text
             if isinstance(answer, str):
                 return answer, list(result.get(self.config.contexts_key) or [])
         raise TargetError(
