@@ -103,7 +103,7 @@ class ReferenceTarget(Target):
         return await self.rag.answer(user_message, conversation.history)
 
     async def aclose(self) -> None:
-        await self.rag.model.aclose()
+        """Nothing to release: the generator model belongs to the caller, who built it for role `target`."""
 
 
 def generator_model(spec: ModelSpec | str) -> Model:
