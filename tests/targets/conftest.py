@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import socket
@@ -146,6 +147,23 @@ def _fault_app() -> Starlette:
             return PlainTextResponse("try again", status_code=503)
         return JSONResponse({"answer": "recovered", "contexts": []})
 
+    async def echo(request: Request) -> Response:
+        body = (await request.json()) if request.method == "POST" else None
+        return JSONResponse(
+            {
+                "out": {"text": "echoed"},
+                "params": dict(request.query_params),
+                "auth": request.headers.get("authorization"),
+                "body": body,
+                "choices": [{"message": {"role": "assistant", "content": "echoed"}}],
+            }
+        )
+
+    async def slow(request: Request) -> Response:
+        counts["slow"] = counts.get("slow", 0) + 1
+        await asyncio.sleep(2)
+        return JSONResponse({"answer": "too late"})
+
     async def count(request: Request) -> Response:
         return JSONResponse(counts)
 
@@ -156,6 +174,9 @@ def _fault_app() -> Starlette:
             Route("/v1/chat/completions", html, methods=["POST"]),
             Route("/flaky", flaky, methods=["POST"]),
             Route("/count", count, methods=["GET"]),
+            Route("/echo", echo, methods=["GET", "POST"]),
+            Route("/v2/chat/completions", echo, methods=["POST"]),
+            Route("/slow", slow, methods=["POST"]),
         ]
     )
 

@@ -184,3 +184,51 @@ def test_http_target_from_yaml_with_secret_header(monkeypatch: pytest.MonkeyPatc
     assert isinstance(config.target, HttpTargetConfig)
     assert config.target.headers["Authorization"] == "Bearer s3cret"
     assert config.target.session_start and config.target.session_start.id_path == "thread_id"
+
+
+async def test_get_sends_the_body_as_query_parameters(fault_server: str) -> None:
+    config = HttpTargetConfig(
+        url=f"{fault_server}/echo",
+        method="GET",
+        body={"q": "{message}", "cid": "{conversation_id}"},
+        answer_path="out.text",
+        contexts_path=None,
+    )
+    target = build_target(config)
+    try:
+        reply = await target.respond(DialogueState(id="c9"), "what & why?")
+    finally:
+        await target.aclose()
+    assert reply.answer == "echoed" and reply.raw["params"] == {"q": "what & why?", "cid": "c9"}
+
+
+async def test_openai_chat_sends_key_extra_body_and_the_whole_conversation(fault_server: str) -> None:
+    config = OpenAIChatTargetConfig(
+        base_url=f"{fault_server}/v2", model="m", api_key="k-123", extra_body={"temperature": 0}, system_prompt="S"
+    )
+    target = build_target(config)
+    try:
+        reply = await target.respond(DialogueState(id="c", history=HISTORY), "next?")
+    finally:
+        await target.aclose()
+    assert reply.raw["auth"] == "Bearer k-123"
+    assert reply.raw["body"] == {
+        "temperature": 0,
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": "S"},
+            *[m.model_dump() for m in HISTORY],
+            {"role": "user", "content": "next?"},
+        ],
+    }
+
+
+async def test_timeouts_are_retried_then_a_target_error(fault_server: str) -> None:
+    config = HttpTargetConfig(url=f"{fault_server}/slow", timeout_s=0.2, max_retries=1, retry_backoff_s=0.01)
+    target = build_target(config)
+    try:
+        with pytest.raises(TargetError, match="ReadTimeout"):
+            await target.respond(DialogueState(id="c"), "hi")
+    finally:
+        await target.aclose()
+    assert httpx.get(f"{fault_server}/count", timeout=5).json()["slow"] == 2
