@@ -135,7 +135,8 @@ class ReferenceTargetConfig(Section):
     rrf_k: int = Field(default=60, ge=1)
     """Reciprocal-rank-fusion constant of the hybrid retriever."""
     history: str = Field(default="full", pattern=r"^(none|first|full|last:[1-9][0-9]*)$")
-    """History given to the generator: none, first, last:N, full."""
+    """History shown to the generator: none; first (the first user message only); last:N (the last N exchanges,
+    user message + answer each); full."""
     rewrite_query: bool = False
     """Rewrite the user message into a stand-alone query (through the `target` model) before retrieval."""
     index_dir: str = ".ragdive-cache/index"
