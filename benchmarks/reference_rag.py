@@ -54,14 +54,20 @@ def main() -> int:
     print(f"cpus {os.cpu_count()}, load average at start {os.getloadavg()[0]:.2f} (a shared machine slows figures)")
     docs = load_documents(args.corpus)
     print(f"corpus: {len(docs)} documents, chunks of {args.chunk_size} tokens, overlap {args.overlap}")
-    questions = [row["question"] for row in csv.DictReader(args.questions.open(encoding="utf-8"))]
-    questions = (questions or ["What is the capital of France?"])[: args.queries]
+    rows = list(csv.DictReader(args.questions.open(encoding="utf-8"))) if args.questions.is_file() else []
+    questions = ([row["question"] for row in rows] or ["What is the capital of France?"])[: args.queries]
 
     with tempfile.TemporaryDirectory() as root:
         index, secs = timed(lambda: Index.open(docs, size=args.chunk_size, overlap=args.overlap, root=root))
         print(f"chunking (whole corpus)        {secs:8.2f} s   {len(index.chunks)} chunks")
         bm25, secs = timed(index.bm25)
         print(f"BM25 build (whole corpus)      {secs:8.2f} s")
+        if rows:  # quality, for context: is the question's source article among the top k chunks?
+            found = sum(
+                any(index.chunks[h.chunk].document_id == row["title"] for h in bm25.search(row["question"], args.k))
+                for row in rows
+            )
+            print(f"BM25 source article in top {args.k}   {found}/{len(rows)} questions ({found / len(rows):.1%})")
 
         subset = docs if args.dense_docs == 0 else docs[: args.dense_docs]
         sub_index = Index.open(subset, size=args.chunk_size, overlap=args.overlap, root=root)
