@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from .._version import __version__
 from ..errors import RagdiveError
-from . import compare, config_cmd, evaluate, models_cmd, runs, simulate, static
+from . import compare, config_cmd, evaluate, models_cmd, runs, serve_rag, simulate, static
 
 app = typer.Typer(
     name="ragdive",
@@ -26,6 +26,7 @@ app.command("simulate")(simulate.simulate_cmd)
 app.command("evaluate")(evaluate.evaluate_cmd)
 app.command("compare")(compare.compare_cmd)
 app.command("static")(static.static_cmd)
+app.command("serve-rag")(serve_rag.serve_rag)
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 _state = {"debug": False}

@@ -14,7 +14,8 @@ from ..evaluation import Evaluator
 from ..evaluation.static import ask_dataset, load_static_dataset
 from ..evaluation.stats import RunScores
 from ..store import RunStore
-from ..targets import Target, build_target
+from ..models import ModelContext, apply_model_overrides, models_for_roles
+from ..targets import Target, build_experiment_target
 from ._judging import build_judge, console, parse_metrics, print_summary
 
 
@@ -38,7 +39,7 @@ def static_cmd(
     if multi := [m for m in names if m not in SINGLE_TURN_METRICS]:
         raise ConfigError(f"static runs have one turn per question; {', '.join(multi)} need conversations")
     judge = build_judge(cfg, model, cfg.evaluation.concurrency) if evaluate else None
-    system = build_target(cfg.target, experiment=cfg)
+    system = build_experiment_target(cfg, model=_target_model(cfg, model))
     store = RunStore.create(
         output or Path(cfg.output_dir),
         config={**cfg.model_dump(mode="json"), "dataset": str(dataset)},
@@ -65,6 +66,14 @@ def static_cmd(
         store.update_manifest(status=status)
     if judge is not None:
         print_summary(RunScores.from_store(store), names)
+
+
+def _target_model(cfg: ExperimentConfig, overrides: list[str]):  # type: ignore[no-untyped-def]
+    """The `target` role's model, for the built-in reference RAG; None when the config binds none."""
+    models = apply_model_overrides(cfg.models, overrides)
+    if models.for_role("target") is None:
+        return None
+    return models_for_roles(models, ["target"], context=ModelContext.from_config(cfg))["target"]
 
 
 async def _ask(system: Target, items: list, store: RunStore, seed: int, concurrency: int) -> tuple[int, int]:  # type: ignore[type-arg]

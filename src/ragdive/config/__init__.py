@@ -8,9 +8,11 @@ from .models import ROLES, BudgetConfig, CacheConfig, ModelsConfig, ModelSpec
 from .simulation import SimulationConfig
 from .target import (
     HttpTargetConfig,
+    LangChainTargetConfig,
     OpenAIChatTargetConfig,
     PythonTargetConfig,
     ReferenceTargetConfig,
+    SessionStartConfig,
     TargetConfig,
 )
 
@@ -24,11 +26,13 @@ __all__ = [
     "EvaluationConfig",
     "ExperimentConfig",
     "HttpTargetConfig",
+    "LangChainTargetConfig",
     "ModelSpec",
     "ModelsConfig",
     "OpenAIChatTargetConfig",
     "PythonTargetConfig",
     "ReferenceTargetConfig",
+    "SessionStartConfig",
     "SimulationConfig",
     "TargetConfig",
     "format_validation_error",

@@ -66,7 +66,7 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("http", "openai-chat", "python", "reference") or "[" in str(part):
+        elif part in ("http", "openai-chat", "python", "langchain", "reference") or "[" in str(part):
             # pydantic puts the union member's tag in the path; it is noise for the user
             continue
         else:

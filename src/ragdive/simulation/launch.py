@@ -15,7 +15,7 @@ from ..corpus.sampling import SeedSampler
 from ..errors import ConfigError
 from ..models import Model, ModelContext, models_for_roles
 from ..store import RunStore
-from ..targets import Target, build_target
+from ..targets import Target, build_experiment_target
 from .dialogue import DialogueSettings
 from .generator import Generator
 from .personas import resolve_personas
@@ -82,7 +82,7 @@ def prepare_run(
     context = ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir)
     roles = ["user", "validator"] + (["target"] if config.models.for_role("target") is not None else [])
     models = models_for_roles(config.models, roles, context=context)
-    target = build_target(config.target, corpus=config.corpus.path, model=models.get("target"))
+    target = build_experiment_target(config, model=models.get("target"))
 
     if store is None:  # created only now, so a config mistake leaves no empty run behind
         store = RunStore.create(

@@ -4,16 +4,59 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..config.target import PythonTargetConfig
+from ..config.target import (
+    HttpTargetConfig,
+    LangChainTargetConfig,
+    OpenAIChatTargetConfig,
+    PythonTargetConfig,
+    ReferenceTargetConfig,
+)
 from ..errors import ConfigError
 from .base import Target
 
 
 def build_target(config: Any, **context: Any) -> Target:
-    """Create the Target for a target config. ``context`` carries what some targets need from the experiment
-    (e.g. the corpus path and the `target` model for the reference RAG)."""
+    """Create the Target for a target config. ``context`` carries what some targets need from the experiment:
+    for the reference RAG, ``corpus`` (path; ``config.corpus`` overrides it), ``corpus_format`` and ``model``
+    (the `Model` for role `target`)."""
     if isinstance(config, PythonTargetConfig):
         from .python_callable import PythonTarget
 
         return PythonTarget.from_spec(config.callable, config.options)
-    raise ConfigError(f"target type {getattr(config, 'type', config)!r} is not supported yet")
+    if isinstance(config, HttpTargetConfig):
+        from .http import HttpTarget
+
+        return HttpTarget(config)
+    if isinstance(config, OpenAIChatTargetConfig):
+        from .openai_chat import OpenAIChatTarget
+
+        return OpenAIChatTarget(config)
+    if isinstance(config, LangChainTargetConfig):
+        from .langchain import LangChainTarget
+
+        return LangChainTarget.from_config(config)
+    if isinstance(config, ReferenceTargetConfig):
+        from .reference import build_reference
+
+        return build_reference(
+            config,
+            corpus=context.get("corpus"),
+            corpus_format=context.get("corpus_format", "auto"),
+            model=context.get("model"),
+        )
+    raise ConfigError(f"target type {getattr(config, 'type', config)!r} is not supported")
+
+
+def build_experiment_target(config: Any, model: Any = None) -> Target:
+    """The target of an ExperimentConfig, given what it may need from the rest of the experiment: the
+    experiment's corpus (the reference RAG indexes it unless target.corpus says otherwise) and the `target`
+    role's model. One place, so `simulate` and `static` can never build the same target differently."""
+    if config.target is None:
+        raise ConfigError("the config has no `target` section: name the system under test")
+    corpus = config.corpus
+    return build_target(
+        config.target,
+        corpus=corpus.path if corpus is not None else None,
+        corpus_format=corpus.format if corpus is not None else "auto",
+        model=model,
+    )

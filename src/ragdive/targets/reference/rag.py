@@ -1,0 +1,140 @@
+"""The reference RAG system: retrieve the top-k chunks, show the generator the question, the passages and the
+history its policy allows, and answer. The generator is a `Model` (role `target`); nothing here talks to an LLM
+in any other way."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from ...config.models import ModelSpec
+from ...config.target import ReferenceTargetConfig
+from ...corpus import load_documents
+from ...errors import ConfigError, ModelError, TargetError
+from ...models import Message, Model, ScriptedModel, get_model
+from ...records import Context, Document, TargetReply
+from ..base import DialogueState, Target
+from ..python_callable import import_callable
+from .embeddings import Embedder, make_embedder
+from .history import check_policy, select_history
+from .index import Index
+from .prompts import render
+
+
+class ReferenceRAG:
+    def __init__(
+        self,
+        config: ReferenceTargetConfig,
+        documents: list[Document],
+        model: Model,
+        *,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.config = config
+        self.model = model
+        self.history_policy = check_policy(config.history)
+        self.index = Index.open(documents, size=config.chunk_size, overlap=config.chunk_overlap, root=config.index_dir)
+        if embedder is None and config.retriever != "bm25":
+            embedder = make_embedder(
+                config.embedding,
+                base_url=config.embedding_base_url,
+                api_key=config.embedding_api_key,
+                query_prefix=config.query_prefix,
+                passage_prefix=config.passage_prefix,
+            )
+        self.retriever = self.index.retriever(config.retriever, embedder, rrf_k=config.rrf_k)
+
+    def describe(self) -> str:
+        c = self.config
+        return (
+            f"reference {c.retriever} k={c.top_k} history={c.history} chunks={c.chunk_size}/{c.chunk_overlap}"
+            f"{' rewrite' if c.rewrite_query else ''} generator={self.model.name}"
+        )
+
+    def retrieve(self, query: str) -> list[Context]:
+        chunks = self.index.chunks
+        return [
+            Context(text=chunks[h.chunk].text, id=chunks[h.chunk].id, source=chunks[h.chunk].source, score=h.score)
+            for h in self.retriever.search(query, self.config.top_k)
+        ]
+
+    async def rewrite(self, message: str, history: list[Message]) -> str:
+        """A stand-alone query from the conversation; the message itself when there is nothing to resolve."""
+        if not history:
+            return message
+        prompt = render("rewrite", history=history, message=message)
+        completion = await self.model.generate([Message(role="user", content=prompt)])
+        lines = [line.strip() for line in completion.text.strip().splitlines() if line.strip()]
+        return lines[0] if lines else message
+
+    def messages(self, question: str, contexts: list[Context], history: list[Message]) -> list[Message]:
+        return [
+            Message(role="system", content=render("answer")),
+            *select_history(history, self.history_policy),
+            Message(role="user", content=render("question", contexts=contexts, question=question)),
+        ]
+
+    async def answer(self, message: str, history: list[Message]) -> TargetReply:
+        began = time.perf_counter()
+        try:
+            query = await self.rewrite(message, history) if self.config.rewrite_query else message
+            contexts = await asyncio.to_thread(self.retrieve, query)
+            completion = await self.model.generate(self.messages(message, contexts, history))
+        except ModelError as exc:
+            raise TargetError(f"reference RAG generator failed: {exc}") from exc
+        raw = {"query": query, "model": completion.model, "usage": completion.usage.model_dump()}
+        return TargetReply(
+            answer=completion.text.strip(), contexts=contexts, latency_s=time.perf_counter() - began, raw=raw
+        )
+
+
+class ReferenceTarget(Target):
+    """The reference RAG in-process. Stateless: it answers from the history the caller passes."""
+
+    def __init__(self, rag: ReferenceRAG) -> None:
+        self.rag = rag
+
+    def describe(self) -> str:
+        return self.rag.describe()
+
+    async def respond(self, conversation: DialogueState, user_message: str) -> TargetReply:
+        return await self.rag.answer(user_message, conversation.history)
+
+    async def aclose(self) -> None:
+        """Nothing to release: the generator model belongs to the caller, who built it for role `target`."""
+
+
+def generator_model(spec: ModelSpec | str) -> Model:
+    """The `target` model. A `scripted/...` model whose options name a ``responder: module:function`` gets that
+    function (a deterministic test double, e.g. `ragdive.targets.reference.doubles:echo_messages`), so a served
+    reference RAG can run without a real LLM."""
+    spec = ModelSpec(model=spec) if isinstance(spec, str) else spec
+    responder = spec.options.get("responder")
+    if spec.provider == "scripted" and isinstance(responder, str):
+        return Model(ScriptedModel(spec.model, responder=import_callable(responder)), role="target", spec=spec)
+    return get_model(spec, role="target")
+
+
+def build_reference(
+    config: ReferenceTargetConfig,
+    *,
+    corpus: str | Path | None = None,
+    corpus_format: str = "auto",
+    model: Model | None = None,
+    embedder: Embedder | None = None,
+) -> ReferenceTarget:
+    """``config.corpus`` overrides the experiment's corpus path given as ``corpus``."""
+    path = config.corpus or corpus
+    if path is None:
+        raise ConfigError("reference target: no corpus (set target.corpus or the experiment's corpus.path)")
+    if model is None:
+        raise ConfigError("reference target: no generator model (set models.target or models.default)")
+    documents = load_documents(path, format="auto" if config.corpus else corpus_format)
+    return ReferenceTarget(ReferenceRAG(config, documents, model, embedder=embedder))
+
+
+def describe_reply(reply: TargetReply) -> dict[str, Any]:
+    """The reply as the server returns it."""
+    return {"answer": reply.answer, "contexts": [c.model_dump() for c in reply.contexts], **(reply.raw or {})}
