@@ -90,3 +90,28 @@ def test_static_needs_a_target(tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_static_runs_open_like_dynamic_ones(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path, kind="static")
     assert RunStore.open(store.path).read_manifest().kind == "static"
+
+
+def test_static_with_the_reference_rag_indexes_the_experiment_corpus(tmp_path: Path) -> None:
+    """The reference target gets the experiment's corpus and the `target` model, exactly as in simulate."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "bees.md").write_text("# Bees\n\nHoney bees make honey from nectar collected from flowers.\n")
+    (docs / "ants.md").write_text("# Ants\n\nLeafcutter ants farm a fungus on chewed leaves.\n")
+    config = tmp_path / "exp.yaml"
+    config.write_text(
+        f"""
+output_dir: {tmp_path / "runs"}
+corpus: {{path: {docs}}}
+models:
+  target: {{model: scripted/extract, options: {{responder: "ragdive.targets.reference.doubles:first_passage"}}}}
+target: {{type: reference, retriever: bm25, top_k: 1, index_dir: {tmp_path / "index"}}}
+"""
+    )
+    dataset = tmp_path / "q.csv"
+    dataset.write_text("title,question,answer\nbees,What do honey bees make?,honey\nants,What do ants farm?,fungus\n")
+    assert main(["static", str(dataset), "--target", str(config), "--no-evaluate"]) == 0
+    (run,) = list_runs(tmp_path / "runs")
+    turns = {c.document_ids[0]: c.turns[0] for c in run.conversations().records}
+    assert "honey" in (turns["bees"].answer or "") and turns["bees"].contexts[0].source == "bees"
+    assert "fungus" in (turns["ants"].answer or "") and len(turns["ants"].contexts) == 1

@@ -28,7 +28,7 @@ async def test_http_stateless_sends_the_history_structurally(rag_server: str) ->
         reply = await target.respond(DialogueState(id="c1", history=HISTORY), 'Who rules a "colony"?\nQueen?')
     finally:
         await target.aclose()
-    assert len(reply.contexts) == 2 and reply.contexts[0].source == "bees.md"
+    assert len(reply.contexts) == 2 and reply.contexts[0].source == "bees"
     assert reply.contexts[0].id and reply.contexts[0].score is not None
     # the echo generator shows the history arrived as messages, and the quoted, multi-line question intact
     assert "\n---\nuser: Tell me about bees\n---\nassistant: They buzz.\n---\n" in reply.answer
@@ -80,7 +80,7 @@ async def test_openai_chat_adapter_reads_answer_and_contexts(rag_server: str) ->
     finally:
         await target.aclose()
     assert reply.raw["object"] == "chat.completion"
-    assert [c.source for c in reply.contexts][0] == "bees.md" and len(reply.contexts) == 2
+    assert [c.source for c in reply.contexts][0] == "bees" and len(reply.contexts) == 2
     assert "user: Tell me about bees" in reply.answer and reply.answer.endswith(
         "How many bees live in a colony ruled by a queen?"
     )

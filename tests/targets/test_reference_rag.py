@@ -88,7 +88,7 @@ async def test_retrievers_find_the_right_document(corpus: Path, tmp_path: Path, 
         "Which volcano in Sicily erupted in 2021?", []
     )
     top = reply.contexts[0]
-    assert top.source == "volcanoes.md" and top.id and top.id.startswith("volcanoes#")
+    assert top.source == "volcanoes" and top.id and top.id.startswith("volcanoes#")
     assert "Etna" in top.text and top.score is not None
     scores = [c.score for c in reply.contexts]
     assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
@@ -101,7 +101,7 @@ async def test_query_rewrite_goes_through_the_target_model(corpus: Path, tmp_pat
     rewrite_call, answer_call = backend.calls
     assert "Tell me about Mount Etna" in rewrite_call.text and "user: when did it erupt?" in rewrite_call.text
     assert reply.raw["query"] == "Which volcano in Sicily erupted?"
-    assert reply.contexts[0].source == "volcanoes.md"
+    assert reply.contexts[0].source == "volcanoes"
     assert answer_call.messages[-1].content.endswith("Question: when did it erupt?")
     assert reply.answer == "it is Etna"
 
@@ -142,7 +142,7 @@ async def test_build_target_in_process_with_corpus_override(corpus: Path, tmp_pa
     target = build_target(config, corpus=str(corpus), model=model)
     state = DialogueState(id="c1", history=HISTORY)
     reply = await target.respond(state, "Who rules a bee colony?")
-    assert reply.contexts[0].source == "bees.md"
+    assert reply.contexts[0].source == "bees"
     assert [m.content for m in backend.calls[0].messages[1:-1]] == ["Q3 about chess?", "A3"]
     assert "reference bm25 k=4 history=last:1" in target.describe()
 
@@ -168,6 +168,6 @@ async def test_bm25_stems_words_and_returns_nothing_without_a_shared_term(corpus
     backend, model = scripted()
     target = rag(corpus, tmp_path, model, top_k=3)
     stemmed = await target.answer("Who rules a bee colony?", [])  # the text says "bees", "colonies", "ruled"
-    assert [c.source for c in stemmed.contexts] == ["bees.md"]
+    assert [c.source for c in stemmed.contexts] == ["bees"]
     nothing = await target.answer("Quantum chromodynamics?", [])
     assert nothing.contexts == [] and "Passages:\n\nQuestion: Quantum" in backend.calls[-1].messages[-1].content

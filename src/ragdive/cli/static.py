@@ -13,8 +13,8 @@ from ..errors import ConfigError
 from ..evaluation import Evaluator
 from ..evaluation.static import ask_dataset, load_static_dataset
 from ..evaluation.stats import RunScores
-from ..store import RunStore
 from ..models import ModelContext, apply_model_overrides, models_for_roles
+from ..store import RunStore
 from ..targets import Target, build_experiment_target
 from ._judging import build_judge, console, parse_metrics, print_summary
 

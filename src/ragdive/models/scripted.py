@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..importing import import_callable
 from ..records import Usage
 from .base import Completion, GenerateParams, Message, ModelBackend
 
@@ -36,8 +37,14 @@ class ScriptedCall:
 class ScriptedModel(ModelBackend):
     provider = "scripted"
 
-    def __init__(self, name: str = "scripted/test", *, responder: Responder | None = None, **options: Any) -> None:
+    def __init__(
+        self, name: str = "scripted/test", *, responder: Responder | str | None = None, **options: Any
+    ) -> None:
         super().__init__(name, **options)
+        if isinstance(responder, str):
+            # named in YAML (`options: {responder: "module:function"}`), so a config can use a deterministic
+            # double across processes, e.g. a served reference RAG in tests
+            responder = import_callable(responder, what="scripted responder")
         self._queue: deque[Any] = deque()
         self.responder = responder
         self.calls: list[ScriptedCall] = []

@@ -8,34 +8,15 @@ TargetReply. With ``options`` in the config, the callable is a factory: ``factor
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 import time
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ConfigError, TargetError
+from ..errors import TargetError
+from ..importing import import_callable
 from ..records import Context, TargetReply
 from .base import DialogueState, Target
-
-
-def import_callable(spec: str) -> Callable[..., Any]:
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise ConfigError(f"python target {spec!r} must be 'module:callable'")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"python target: cannot import module {module_name!r}: {exc}") from exc
-    obj: Any = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError as exc:
-            raise ConfigError(f"python target: {module_name!r} has no attribute {attr!r}") from exc
-    if not callable(obj):
-        raise ConfigError(f"python target: {spec!r} is not callable")
-    return obj  # type: ignore[no-any-return]
 
 
 def coerce_reply(value: Any, latency_s: float) -> TargetReply:

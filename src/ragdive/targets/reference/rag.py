@@ -13,10 +13,9 @@ from ...config.models import ModelSpec
 from ...config.target import ReferenceTargetConfig
 from ...corpus import load_documents
 from ...errors import ConfigError, ModelError, TargetError
-from ...models import Message, Model, ScriptedModel, get_model
+from ...models import Message, Model, get_model
 from ...records import Context, Document, TargetReply
 from ..base import DialogueState, Target
-from ..python_callable import import_callable
 from .embeddings import Embedder, make_embedder
 from .history import check_policy, select_history
 from .index import Index
@@ -56,7 +55,7 @@ class ReferenceRAG:
     def retrieve(self, query: str) -> list[Context]:
         chunks = self.index.chunks
         return [
-            Context(text=chunks[h.chunk].text, id=chunks[h.chunk].id, source=chunks[h.chunk].source, score=h.score)
+            Context(text=chunks[h.chunk].text, id=chunks[h.chunk].id, source=chunks[h.chunk].document_id, score=h.score)
             for h in self.retriever.search(query, self.config.top_k)
         ]
 
@@ -107,13 +106,9 @@ class ReferenceTarget(Target):
 
 
 def generator_model(spec: ModelSpec | str) -> Model:
-    """The `target` model. A `scripted/...` model whose options name a ``responder: module:function`` gets that
-    function (a deterministic test double, e.g. `ragdive.targets.reference.doubles:echo_messages`), so a served
-    reference RAG can run without a real LLM."""
-    spec = ModelSpec(model=spec) if isinstance(spec, str) else spec
-    responder = spec.options.get("responder")
-    if spec.provider == "scripted" and isinstance(responder, str):
-        return Model(ScriptedModel(spec.model, responder=import_callable(responder)), role="target", spec=spec)
+    """The `target` model. A `scripted/...` model may name ``options: {responder: module:function}`` (a
+    deterministic test double, e.g. `ragdive.targets.reference.doubles:echo_messages`), so a served reference
+    RAG can run without a real LLM."""
     return get_model(spec, role="target")
 
 
