@@ -101,6 +101,12 @@ class UsageLedger:
             if line.cost_usd is not None:
                 line.cost_usd += usage.cost_usd
 
+    def carry_over(self, spent: Usage) -> None:
+        """Count what earlier sessions of the same run spent against the budget (a resumed run's cap covers the
+        whole run). It is not attributed to a role or model: the earlier manifest holds that."""
+        self.total_tokens += spent.prompt_tokens + spent.completion_tokens
+        self.known_cost_usd += spent.cost_usd or 0.0
+
     def record_cached(self, role: str | None, model: str, usage: Usage) -> None:
         line = self._line(role, model)
         line.cached_calls += 1

@@ -167,8 +167,7 @@ class SimulationRunner:
         )
         # the budget caps the whole run, not each session: what earlier sessions spent counts against it
         if self.ledgers:
-            self.ledgers[0].total_tokens += self._spent_before.prompt_tokens + self._spent_before.completion_tokens
-            self.ledgers[0].known_cost_usd += self._spent_before.cost_usd or 0.0
+            self.ledgers[0].carry_over(self._spent_before)
         self._refresh_spend()
         return {c.id for c in conversations}
 
