@@ -19,10 +19,10 @@ from .conftest import free_port, wait_until_up
 pytestmark = pytest.mark.slow
 
 QUESTIONS = {
-    "Which volcano in Sicily erupted in 2021?": "volcanoes.md",
-    "Who leads a hive of honey bees?": "bees.md",
-    "Which river ends in the Black Sea?": "rivers.md",
-    "How many squares are on the board?": "chess.md",
+    "Which volcano in Sicily erupted in 2021?": "volcanoes",
+    "Who leads a hive of honey bees?": "bees",
+    "Which river ends in the Black Sea?": "rivers",
+    "How many squares are on the board?": "chess",
 }
 
 
