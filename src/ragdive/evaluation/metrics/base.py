@@ -7,6 +7,7 @@ failed, nothing to measure, the judge failed). Unscored results are excluded fro
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -72,17 +73,7 @@ class TurnMetric(ABC):
 
     async def score(self, judge: Judge, conversation: Conversation, turn: Turn) -> Score:
         common: dict[str, Any] = {"conversation_id": conversation.id, "turn_index": turn.index, "metric": self.name}
-        reason, details = self.precheck(turn), dict[str, Any]()
-        if reason is None:
-            try:
-                outcome = await self.measure(judge, turn)
-            except (JudgeError, Unscorable) as exc:
-                reason, details = str(exc), _failure_details(exc)
-        if reason is not None:
-            return Score.unscored(reason=reason, judge_model=judge.name, details=details, **common)
-        return Score(
-            value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common
-        )
+        return await _judged_score(judge, common, self.precheck(turn), lambda: self.measure(judge, turn))
 
 
 class ConversationMetric(ABC):
@@ -104,14 +95,22 @@ class ConversationMetric(ABC):
 
     async def score(self, judge: Judge, conversation: Conversation) -> Score:
         common: dict[str, Any] = {"conversation_id": conversation.id, "turn_index": None, "metric": self.name}
-        reason, details = self.precheck(conversation), dict[str, Any]()
-        if reason is None:
-            try:
-                outcome = await self.measure(judge, conversation)
-            except (JudgeError, Unscorable) as exc:
-                reason, details = str(exc), _failure_details(exc)
-        if reason is not None:
-            return Score.unscored(reason=reason, judge_model=judge.name, details=details, **common)
-        return Score(
-            value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common
+        return await _judged_score(
+            judge, common, self.precheck(conversation), lambda: self.measure(judge, conversation)
         )
+
+
+async def _judged_score(
+    judge: Judge, common: dict[str, Any], precheck: str | None, measure: Callable[[], Awaitable[Outcome]]
+) -> Score:
+    """A value when the judge could measure; otherwise unscored with the reason (a precheck, a judge failure,
+    nothing to measure) — never a 0 standing in for a failure."""
+    reason, details = precheck, dict[str, Any]()
+    if reason is None:
+        try:
+            outcome = await measure()
+        except (JudgeError, Unscorable) as exc:
+            reason, details = str(exc), _failure_details(exc)
+    if reason is not None:
+        return Score.unscored(reason=reason, judge_model=judge.name, details=details, **common)
+    return Score(value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common)
