@@ -11,10 +11,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from ...errors import ConfigError, ModelError
-from ...records import Usage
 from ..base import Completion, GenerateParams, Message, ModelBackend
 from ..retry import status_is_retryable
 from ..structured import schema_json
+from .openai_shape import completion_from_choice
 
 INSTALL_HINT = "the litellm backend is an optional extra: pip install 'ragdive[litellm]'"
 
@@ -65,14 +65,4 @@ class LiteLLMBackend(ModelBackend):
             raise ModelError(
                 f"{self.name}: {exc}", provider=self.provider, model=self.name, status=status, retryable=retryable
             ) from exc
-        choice = response.choices[0]
-        usage = getattr(response, "usage", None)
-        return Completion(
-            text=choice.message.content or "",
-            model=self.name,
-            finish_reason=choice.finish_reason,
-            usage=Usage(
-                prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-            ),
-        )
+        return completion_from_choice(response, response.choices[0], self.name)

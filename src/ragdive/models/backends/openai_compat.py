@@ -23,10 +23,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from ...errors import ConfigError, ModelError
-from ...records import Usage
 from ..base import Completion, GenerateParams, Message, ModelBackend
 from ..retry import parse_retry_after, status_is_retryable
 from ..structured import schema_instruction, schema_json
+from .openai_shape import completion_from_choice
 
 try:
     import openai
@@ -130,17 +130,7 @@ class OpenAIBackend(ModelBackend):
         if not choices:
             # e.g. a proxy's HTML page with a JSON content type: the SDK hands back whatever it parsed
             raise self._error(f"unreadable response from {self._where()}: {str(response)[:200]!r}", retryable=True)
-        choice = choices[0]
-        usage = getattr(response, "usage", None)
-        return Completion(
-            text=choice.message.content or "",
-            model=self.name,
-            finish_reason=choice.finish_reason,
-            usage=Usage(
-                prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-            ),
-        )
+        return completion_from_choice(response, choices[0], self.name)
 
     def _where(self) -> str:
         return self.base_url or "api.openai.com"
