@@ -34,7 +34,7 @@ def test_demo_runs_offline_end_to_end(tmp_path: Path) -> None:
     assert "--by persona" in proc.stdout
 
     [run_dir] = [p for p in (tmp_path / "out").iterdir() if (p / "manifest.json").is_file()]
-    assert str(run_dir) in proc.stdout
+    assert str(run_dir.relative_to(tmp_path)) in proc.stdout  # printed as given: relative to the cwd
     assert (tmp_path / "out" / ".cache" / "index").is_dir()  # the index is not written into the package
     store = RunStore.open(run_dir)
     manifest = store.read_manifest()

@@ -184,3 +184,13 @@ def test_user_errors_are_one_line_and_create_no_run(tmp_path: Path, capsys: pyte
 
     assert main(["run", str(tmp_path / "nope.yaml")]) == 2
     assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+def test_a_resumed_simulation_keeps_the_score_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_experiment(tmp_path)
+    assert main(["run", str(config), "--no-cache"]) == 0
+    store = RunStore.open(last_line(capsys.readouterr().out))
+    assert store.read_manifest().totals.scores == ALL_SCORES
+    assert main(["simulate", str(config), "--resume", str(store.path), "--no-cache"]) == 0
+    assert store.read_manifest().totals.scores == ALL_SCORES  # the simulation does not own (or zero) them
+    assert_consistent(store)
