@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from ..config import ROLES
 from ..demo import NOTICE, demo_config
 from ..pipeline import with_overrides
 from ._judging import console as out
@@ -25,7 +26,8 @@ def demo_cmd(
     """Simulate and score a few conversations about a fictional kettle, fully offline (no API key): the packaged
     Gemma-3-270M plays every role and the reference RAG (BM25) answers."""
     experiment = with_overrides(demo_config(output), model, conversations=conversations, max_turns=max_turns)
-    if not model:
+    specs = [experiment.models.for_role(role) for role in ROLES]
+    if any(spec is not None and spec.model == "llamacpp/default" for spec in specs):  # said before it starts
         console.print(NOTICE, markup=False)
     sim = experiment.simulation
     console.print(
