@@ -7,11 +7,12 @@ from pathlib import Path
 
 import typer
 
+from ..config import load_config
 from ..errors import ConfigError
-from ..evaluation import Evaluator
 from ..evaluation.stats import RunScores
+from ..pipeline import build_evaluator, evaluate_store, parse_metrics, settings_from_manifest
 from ..store import RunStore
-from ._judging import GROUPINGS, build_judge, console, parse_metrics, print_grouped, print_summary, settings_for
+from ._judging import GROUPINGS, console, print_grouped, print_summary
 
 
 def evaluate_cmd(
@@ -27,18 +28,13 @@ def evaluate_cmd(
     the per-metric summary. A judge failure is recorded as unscored with its reason, never as 0."""
     store = RunStore.open(run)
     manifest = store.read_manifest()
-    settings = settings_for(config, manifest.config)
+    settings = load_config(config) if config is not None else settings_from_manifest(manifest.config)
     names = parse_metrics(metrics, settings.evaluation.metrics)
     if bad := [b for b in by if b not in GROUPINGS]:
         raise ConfigError(f"--by {bad[0]!r}: use one of {', '.join(GROUPINGS)}")
     concurrency = concurrency or settings.evaluation.concurrency
-    if settings.evaluation.engine == "ragas":
-        from ..evaluation.ragas_adapter import RagasEvaluator
-
-        evaluator: Evaluator = RagasEvaluator.from_models(settings.models, model, names, concurrency)
-    else:
-        evaluator = Evaluator(build_judge(settings, model, concurrency), names)
-    result = asyncio.run(_evaluate(evaluator, store, retry_failed))
+    evaluator = build_evaluator(settings, model, names, concurrency)
+    result = asyncio.run(evaluate_store(evaluator, store, retry_failed=retry_failed))
     console.print(
         f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "
         f"{result.judge_calls} judge calls",
@@ -50,10 +46,3 @@ def evaluate_cmd(
     print_summary(scores, evaluator.score_names)
     for grouping in by:
         print_grouped(scores, grouping, evaluator.score_names)
-
-
-async def _evaluate(evaluator: Evaluator, store: RunStore, retry_failed: bool):  # type: ignore[no-untyped-def]
-    try:
-        return await evaluator.evaluate_run(store, retry_judge_failures=retry_failed)
-    finally:
-        await evaluator.judge.model.aclose()

@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from .._version import __version__
 from ..errors import RagdiveError
-from . import compare, config_cmd, evaluate, models_cmd, runs, serve_rag, simulate, static
+from . import compare, config_cmd, demo, evaluate, models_cmd, run, runs, serve_rag, simulate, static
 
 app = typer.Typer(
     name="ragdive",
@@ -22,6 +22,8 @@ app = typer.Typer(
 app.add_typer(runs.app, name="runs")
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(models_cmd.app, name="models")
+app.command("run")(run.run_cmd)
+app.command("demo")(demo.demo_cmd)
 app.command("simulate")(simulate.simulate_cmd)
 app.command("evaluate")(evaluate.evaluate_cmd)
 app.command("compare")(compare.compare_cmd)

@@ -10,10 +10,10 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from ..config import ExperimentConfig, load_config
-from ..models import apply_model_overrides
+from ..config import load_config
+from ..pipeline import with_overrides
 from ..records import Conversation, Rejection, Totals, Turn
-from ..simulation import RunObserver, prepare_run, run_simulation
+from ..simulation import RunObserver, RunOutcome, prepare_run, run_simulation
 
 # progress goes to stderr; stdout carries the run directory, so `run=$(ragdive simulate x.yaml)` works
 console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
@@ -64,6 +64,29 @@ class ProgressObserver(RunObserver):
         self.progress.update(self.task, stats=stats)
 
 
+def describe_outcome(outcome: RunOutcome) -> str:
+    t = outcome.totals
+    cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+    return (
+        f"{outcome.status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
+        f"{t.errors} errors, {t.prompt_tokens + t.completion_tokens} tokens, cost {cost}"
+    )
+
+
+def progress_display() -> Progress:
+    """The live progress lines (on stderr): a bar per stage with its counts and a free-text `stats` field."""
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[stats]}"),
+        console=console,
+        transient=False,
+    )
+
+
 def simulate_cmd(
     config: Path = typer.Argument(..., help="Experiment YAML file."),
     model: list[str] = typer.Option(
@@ -77,22 +100,9 @@ def simulate_cmd(
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Folder of the model-call cache."),
 ) -> None:
     """Simulate conversations with the target and write them to a run directory (printed at the end)."""
-    experiment: ExperimentConfig = load_config(config)
-    if model:
-        experiment.models = apply_model_overrides(experiment.models, model)
-    changes = {"conversations": conversations, "max_turns": max_turns}
-    experiment.simulation = experiment.simulation.model_copy(update={k: v for k, v in changes.items() if v})
+    experiment = with_overrides(load_config(config), model, conversations=conversations, max_turns=max_turns)
 
-    progress = Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[stats]}"),
-        console=console,
-        transient=False,
-    )
+    progress = progress_display()
     observer = ProgressObserver(progress)
     prepared = prepare_run(
         experiment, resume=resume, output=output, observer=observer, no_cache=no_cache, cache_dir=cache_dir
@@ -105,12 +115,7 @@ def simulate_cmd(
         console.print(f"interrupted: finished conversations are saved; continue with --resume {run_dir}")
         print(run_dir)
         raise
-    t = outcome.totals
-    cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
-    console.print(
-        f"{outcome.status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
-        f"{t.errors} errors, {t.prompt_tokens + t.completion_tokens} tokens, cost {cost}"
-    )
+    console.print(describe_outcome(outcome))
     if outcome.error:
         console.print(outcome.error, markup=False)
     print(run_dir)

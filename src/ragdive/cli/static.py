@@ -14,9 +14,10 @@ from ..evaluation import Evaluator
 from ..evaluation.static import ask_dataset, load_static_dataset
 from ..evaluation.stats import RunScores
 from ..models import ModelContext, apply_model_overrides, models_for_roles
+from ..pipeline import build_judge, evaluate_store, parse_metrics
 from ..store import RunStore
 from ..targets import Target, build_experiment_target
-from ._judging import build_judge, console, parse_metrics, print_summary
+from ._judging import console, print_summary
 
 
 def static_cmd(
@@ -38,8 +39,9 @@ def static_cmd(
     names = parse_metrics(metrics, default)
     if multi := [m for m in names if m not in SINGLE_TURN_METRICS]:
         raise ConfigError(f"static runs have one turn per question; {', '.join(multi)} need conversations")
-    judge = build_judge(cfg, model, cfg.evaluation.concurrency) if evaluate else None
-    system = build_experiment_target(cfg, model=_target_model(cfg, model))
+    context = ModelContext.from_config(cfg)  # one cache and budget for the target's generator and the judge
+    judge = build_judge(cfg, model, cfg.evaluation.concurrency, context=context) if evaluate else None
+    system = build_experiment_target(cfg, model=_target_model(cfg, model, context))
     store = RunStore.create(
         output or Path(cfg.output_dir),
         config={**cfg.model_dump(mode="json"), "dataset": str(dataset)},
@@ -56,7 +58,7 @@ def static_cmd(
         asked, errors = asyncio.run(_ask(system, items, store, cfg.seed, cfg.simulation.concurrency))
         console.print(f"{asked} questions asked, {errors} target errors", markup=False)
         if judge is not None:
-            result = asyncio.run(_score(Evaluator(judge, names), store))
+            result = asyncio.run(evaluate_store(Evaluator(judge, names), store))
             console.print(f"{result.written} scores ({result.unscored} unscored), {result.judge_calls} judge calls")
         status = "finished"
     except KeyboardInterrupt:
@@ -64,16 +66,17 @@ def static_cmd(
         raise
     finally:
         store.update_manifest(status=status)
+        context.close()
     if judge is not None:
         print_summary(RunScores.from_store(store), names)
 
 
-def _target_model(cfg: ExperimentConfig, overrides: list[str]):  # type: ignore[no-untyped-def]
+def _target_model(cfg: ExperimentConfig, overrides: list[str], context: ModelContext):  # type: ignore[no-untyped-def]
     """The `target` role's model, for the built-in reference RAG; None when the config binds none."""
     models = apply_model_overrides(cfg.models, overrides)
     if models.for_role("target") is None:
         return None
-    return models_for_roles(models, ["target"], context=ModelContext.from_config(cfg))["target"]
+    return models_for_roles(models, ["target"], context=context)["target"]
 
 
 async def _ask(system: Target, items: list, store: RunStore, seed: int, concurrency: int) -> tuple[int, int]:  # type: ignore[type-arg]
@@ -81,10 +84,3 @@ async def _ask(system: Target, items: list, store: RunStore, seed: int, concurre
         return await ask_dataset(system, items, store, seed=seed, concurrency=concurrency)
     finally:
         await system.aclose()
-
-
-async def _score(evaluator: Evaluator, store: RunStore):  # type: ignore[no-untyped-def]
-    try:
-        return await evaluator.evaluate_run(store)
-    finally:
-        await evaluator.judge.model.aclose()

@@ -30,6 +30,8 @@ class PreparedRun:
     models: dict[str, Model] = field(default_factory=dict)
     target: Target | None = None
     context: ModelContext | None = None
+    owns_context: bool = True
+    """False when the caller passed the context in (a pipeline whose judge still needs it): the caller closes it."""
 
     async def execute(self) -> RunOutcome:
         """Run, then release the models and the target whatever happened."""
@@ -40,7 +42,7 @@ class PreparedRun:
                 await model.aclose()
             if self.target is not None:
                 await self.target.aclose()
-            if self.context is not None:
+            if self.context is not None and self.owns_context:
                 self.context.close()
 
 
@@ -52,8 +54,12 @@ def prepare_run(
     observer: RunObserver | None = None,
     no_cache: bool = False,
     cache_dir: str | Path | None = None,
+    context: ModelContext | None = None,
 ) -> PreparedRun:
-    """Check everything that can be checked before any model is called, then create (or reopen) the run."""
+    """Check everything that can be checked before any model is called, then create (or reopen) the run.
+
+    ``context`` shares the cache, usage ledger and budget with models built elsewhere (the pipeline's judge);
+    without one the run builds its own from the config, and closes it when done."""
     if config.corpus is None:
         raise ConfigError("simulate needs a corpus: set corpus.path in the config")
     if config.target is None:
@@ -79,7 +85,9 @@ def prepare_run(
 
     # models and target last among the checks: an embedded model is expensive to load for nothing
     # one context for every role: a shared cache, usage ledger and budget
-    context = ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir)
+    owns_context = context is None
+    if context is None:
+        context = ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir)
     roles = ["user", "validator"] + (["target"] if config.models.for_role("target") is not None else [])
     models = models_for_roles(config.models, roles, context=context)
     target = build_experiment_target(config, model=models.get("target"))
@@ -111,7 +119,9 @@ def prepare_run(
         concurrency=sim.concurrency,
         observer=observer,
     )
-    return PreparedRun(store=store, runner=runner, models=models, target=target, context=context)
+    return PreparedRun(
+        store=store, runner=runner, models=models, target=target, context=context, owns_context=owns_context
+    )
 
 
 def run_simulation(prepared: PreparedRun) -> RunOutcome:

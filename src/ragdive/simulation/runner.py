@@ -155,7 +155,8 @@ class SimulationRunner:
         manifest: they include calls of conversations that were dropped). Returns the finished ids."""
         conversations = self.store.conversations().records
         previous = self.store.read_manifest().totals
-        self.totals = Totals()
+        # score counts belong to the evaluation stage: a resumed simulation keeps them (it does not re-count them)
+        self.totals = Totals(scores=previous.scores, unscored=previous.unscored)
         for conversation in conversations:
             self._count(conversation, [])
         self.totals.rejections = len(self.store.rejections().records)
