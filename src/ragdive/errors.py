@@ -51,9 +51,11 @@ class ModelOutputError(ModelError):
     ``raw`` keeps the text so callers can record it: a judge turns this into an *unscored* result, never 0.
     """
 
-    def __init__(self, message: str, *, raw: str, **kwargs: object) -> None:
+    def __init__(self, message: str, *, raw: str, usage: object = None, **kwargs: object) -> None:
         super().__init__(message, **kwargs)  # type: ignore[arg-type]
         self.raw = raw
+        #: tokens the failed attempts spent (a records.Usage, when the model layer knows it): a failure is not free
+        self.usage = usage
 
 
 class BudgetExceeded(ModelError):

@@ -3,8 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
-from ragdive.errors import ModelError
+from ragdive.errors import JudgeError, ModelError
 from ragdive.evaluation import Evaluator, Judge
 from ragdive.evaluation.stats import RunScores, summarize_run
 from ragdive.records import Context
@@ -142,3 +143,17 @@ async def test_budget_exceeded_stops_the_evaluation_without_unscoring_the_rest(t
     scores = store.scores().records
     assert [s.value for s in scores] == [1.0]  # what finished is kept; nothing became unscored
     assert store.read_manifest().totals.scores == 1
+
+
+async def test_unusable_judge_answers_still_count_their_tokens() -> None:
+    """A judge failure is unscored, and the tokens it burned still reach the totals (never free)."""
+    from ragdive.evaluation.judge import Judge
+    from ragdive.models import Model, ScriptedModel
+
+    class Verdict(BaseModel):
+        ok: bool
+
+    judge = Judge(Model(ScriptedModel().enqueue("one two three", "four five")))
+    with pytest.raises(JudgeError):
+        await judge.ask("correctness", Verdict, question="q", ground_truth="g", answer="a", unanswerable=False)
+    assert judge.failures == 1 and judge.usage.completion_tokens == 5

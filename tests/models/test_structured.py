@@ -60,6 +60,8 @@ async def test_still_wrong_after_the_retry_raises_with_the_last_raw_text() -> No
         await Model(backend).generate(MSGS, schema=Capital)
     assert info.value.raw == "Definitely Paris!"
     assert len(backend.calls) == 2
+    # both unusable answers were paid for, and the error says so (the scripted double counts words as tokens)
+    assert info.value.usage.completion_tokens == len("I think Paris.".split()) + len("Definitely Paris!".split())
 
 
 async def test_scripted_double_explains_the_corrective_retry_when_its_queue_runs_out() -> None:

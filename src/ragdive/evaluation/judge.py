@@ -48,7 +48,7 @@ class Judge:
         self.failures = 0
         """Calls that ended in a JudgeError."""
         self.usage = Usage(cost_usd=0.0)
-        """Tokens (and cost; None once any call's price is unknown) of the calls that answered."""
+        """Tokens (and cost; None once any call's price is unknown) of every call, unusable answers included."""
 
     @property
     def name(self) -> str:
@@ -69,6 +69,8 @@ class Judge:
                 raise  # the run's budget is spent: stop cleanly, do not mark every remaining item unscored
             except ModelOutputError as exc:
                 self.failures += 1
+                if isinstance(exc.usage, Usage):  # the unusable answers were paid for: count them
+                    self.usage = self.usage + exc.usage
                 raw = (exc.raw or "").strip().replace("\n", " ")
                 raise JudgeError(f"judge output unusable ({_first_line(exc)}); raw: {raw[:200]!r}") from exc
             except ModelError as exc:

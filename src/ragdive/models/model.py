@@ -164,6 +164,7 @@ class Model:
                 raise ModelOutputError(
                     f"{exc} (after one corrective retry)",
                     raw=second.text,
+                    usage=second.usage,
                     provider=self.provider,
                     model=self.name,
                 ) from exc
