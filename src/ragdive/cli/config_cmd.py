@@ -8,7 +8,7 @@ import typer
 import yaml
 from rich.console import Console
 
-from ..config import load_config
+from ..config import ExperimentConfig, load_config
 from ..redaction import redact
 
 app = typer.Typer(help="Work with experiment config files.", no_args_is_help=True)
@@ -18,7 +18,7 @@ console = Console(highlight=False)
 @app.command("check")
 def check_cmd(file: Path = typer.Argument(..., help="Experiment YAML file.")) -> None:
     """Validate FILE and print the resolved config (defaults filled in, ${ENV} resolved, secrets masked)."""
-    config = load_config(file)
+    config: ExperimentConfig = load_config(file)
     resolved = redact(config.model_dump(mode="json", exclude_none=True))
     console.print(f"# {file}: valid", markup=False)
     console.print(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True).rstrip(), markup=False)

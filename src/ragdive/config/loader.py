@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,7 +20,7 @@ C = TypeVar("C", bound=BaseModel)
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-def interpolate_env(value: Any, environ: dict[str, str] | None = None, path: str = "") -> Any:
+def interpolate_env(value: Any, environ: Mapping[str, str] | None = None, path: str = "") -> Any:
     """Replace ${VAR} / ${VAR:-default} in every string of a parsed YAML tree. A missing variable without a
     default is a ConfigError naming where it was used."""
     env = os.environ if environ is None else environ

@@ -59,8 +59,12 @@ class RagasJudge:
         async def count(request: httpx.Request) -> None:
             self.calls += 1
 
+        # openai 3.x types http_client as its own httpx fork; at runtime it accepts an httpx client, whose request
+        # hook is how Ragas's calls are counted on the wire
         self.client = AsyncOpenAI(
-            base_url=base_url, api_key=api_key, http_client=httpx.AsyncClient(event_hooks={"request": [count]})
+            base_url=base_url,
+            api_key=api_key,
+            http_client=httpx.AsyncClient(event_hooks={"request": [count]}),  # type: ignore[arg-type]
         )
         self.llm = llms.llm_factory(name.split("/", 1)[1], client=self.client)
         self._slots = asyncio.Semaphore(concurrency)
