@@ -8,7 +8,7 @@ import pytest
 
 from ragdive.config import BudgetConfig
 from ragdive.corpus.sampling import SeedSampler
-from ragdive.errors import BudgetExceeded
+from ragdive.errors import BudgetExceeded, TargetError
 from ragdive.models import Model, ModelContext, ScriptedModel
 from ragdive.records import TargetReply
 from ragdive.simulation import (
@@ -244,3 +244,41 @@ async def test_the_token_budget_caps_the_whole_run_across_resumes(tmp_path: Path
         == spent + this_session.prompt_tokens + this_session.completion_tokens
     )
     assert context.ledger.total_tokens == spent + this_session.prompt_tokens + this_session.completion_tokens
+
+
+class DownTarget(Target):
+    """A target that is down, or down for some conversations only."""
+
+    def __init__(self, answer_for: set[str] | None = None) -> None:
+        self.answer_for = answer_for or set()
+        self.calls = 0
+
+    async def respond(self, conversation: DialogueState, user_message: str) -> TargetReply:
+        self.calls += 1
+        if conversation.id in self.answer_for:
+            return TargetReply(answer="fine")
+        raise TargetError("POST http://127.0.0.1:9/chat failed: connection refused")
+
+
+async def test_a_target_that_never_answers_stops_the_run_with_one_clear_error(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, seed=11)
+    target = DownTarget()
+    runner = make_runner(store, 40, target)
+    with pytest.raises(TargetError, match="failed 3 times and never answered.*connection refused"):
+        await runner.run()
+    manifest = store.read_manifest()
+    assert manifest.status == "failed" and "never answered" in (manifest.error or "")
+    written = store.conversations().records
+    # it stopped after a handful, not after spending the models on all 40; what finished is on disk
+    assert 3 <= len(written) < 40 and target.calls < 40
+    assert all(c.turns[0].error and "connection refused" in c.turns[0].error for c in written)
+
+
+async def test_a_target_that_answers_sometimes_is_flaky_not_down(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, seed=11)
+    runner = make_runner(store, 12, DownTarget())
+    runner.target = DownTarget(answer_for={runner.plans[0].id})
+    runner.concurrency = 1  # the answering conversation runs first
+    outcome = await runner.run()
+    assert outcome.status == "finished"
+    assert len(store.conversations().records) == 12 and store.read_manifest().totals.errors == 11

@@ -5,6 +5,8 @@ Stopping: BudgetExceeded from the model layer ends the run with status ``budget_
 Ctrl-C ends it with ``interrupted``. Either way the conversations in flight are dropped (never written half-done)
 and everything finished is already on disk, so ``--resume`` continues where the run stopped. An error inside
 one conversation is recorded on it (status ``error``) and the others go on; a resumed run does not retry it.
+A target that fails TARGET_FAILURES_BEFORE_STOP times without one answer stops the run with a TargetError
+(status ``failed``): it is down, and every further conversation would only spend the user and validator models.
 
 Rejections are written with their conversation, just before it (a conversation that is dropped and redone after
 a resume would otherwise leave duplicates); a kill between those two writes can duplicate one conversation's
@@ -19,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..corpus.sampling import SeedSampler, shared_terms
-from ..errors import BudgetExceeded
+from ..errors import BudgetExceeded, TargetError
 from ..models import UsageLedger
 from ..records import Conversation, Persona, Rejection, Totals, Usage
 from ..store import RunStore
@@ -27,6 +29,10 @@ from ..targets import Target
 from .dialogue import ConversationPlan, DialogueSettings, Observer, run_dialogue
 from .generator import Generator
 from .validator import Validator
+
+# A target that has failed this many turns without answering a single one is down, not flaky: stop the run with
+# one clear error instead of spending the user and validator models on every remaining conversation.
+TARGET_FAILURES_BEFORE_STOP = 3
 
 
 def conversation_seed_and_id(run_seed: int, index: int) -> tuple[int, str]:
@@ -99,6 +105,9 @@ class SimulationRunner:
         # one ledger per distinct model context (a real run shares one; tests may build separate models)
         contexts = {id(m.context): m.context for m in (generator.model, validator.model)}
         self.ledgers: list[UsageLedger] = [c.ledger for c in contexts.values()]
+        self._target_answers = 0
+        self._target_failures: list[str] = []
+        self._stop_after_failures = TARGET_FAILURES_BEFORE_STOP
 
     async def run(self) -> RunOutcome:
         """Run every planned conversation not yet in the store. Returns how the run ended; re-raises
@@ -108,6 +117,7 @@ class SimulationRunner:
         self.store.update_manifest(status="running", error=None, totals=self.totals)
         self.observer.started(len(self.plans), len(self.plans) - len(todo), self.totals.model_copy())
         queue = iter(todo)
+        self._stop_after_failures = min(TARGET_FAILURES_BEFORE_STOP, len(todo)) or 1
         try:
             async with asyncio.TaskGroup() as group:
                 for _ in range(min(self.concurrency, len(todo))):
@@ -149,6 +159,21 @@ class SimulationRunner:
             self._refresh_spend()
             self.store.update_manifest(totals=self.totals)
             self.observer.conversation(result.conversation, self.totals)
+            self._watch_target(result.conversation)
+
+    def _watch_target(self, conversation: Conversation) -> None:
+        """Raise TargetError once the target has failed repeatedly and never answered in this session (it is
+        unreachable or misconfigured). The conversations written so far stay on disk."""
+        for turn in conversation.turns:
+            if turn.error is not None:
+                self._target_failures.append(turn.error)
+            elif turn.answer is not None:
+                self._target_answers += 1
+        if self._target_answers == 0 and len(self._target_failures) >= self._stop_after_failures:
+            raise TargetError(
+                f"the target failed {len(self._target_failures)} times and never answered; stopping the run "
+                f"(finished conversations are saved). First failure: {self._target_failures[0]}"
+            )
 
     def _load_totals(self) -> set[str]:
         """Counts of what a previous (resumed) session already wrote, and the tokens and cost it spent (from the
