@@ -115,3 +115,22 @@ target: {{type: reference, retriever: bm25, top_k: 1, index_dir: {tmp_path / "in
     turns = {c.document_ids[0]: c.turns[0] for c in run.conversations().records}
     assert "honey" in (turns["bees"].answer or "") and turns["bees"].contexts[0].source == "bees"
     assert "fungus" in (turns["ants"].answer or "") and len(turns["ants"].contexts) == 1
+
+
+def test_static_stops_with_one_error_when_the_target_is_down(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "exp.yaml"
+    config.write_text(
+        f"output_dir: {tmp_path / 'runs'}\n"
+        "target: {type: http, url: 'http://127.0.0.1:9/chat', max_retries: 0, timeout_s: 2}\n"
+    )
+    dataset = tmp_path / "q.csv"
+    dataset.write_text("question,answer\n" + "".join(f"q{i}?,a{i}\n" for i in range(30)))
+    assert main(["static", str(dataset), "--target", str(config), "--no-evaluate"]) == 2
+    err = capsys.readouterr().err
+    assert "never answered" in err and "Traceback" not in err
+    (run,) = list_runs(tmp_path / "runs")
+    manifest = run.read_manifest()
+    assert manifest.status == "failed" and "never answered" in (manifest.error or "")
+    assert 3 <= len(run.conversations().records) < 30  # stopped early; what was asked is on disk

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from ..config import SINGLE_TURN_METRICS, ExperimentConfig, load_config
-from ..errors import ConfigError
+from ..errors import ConfigError, RagdiveError
 from ..evaluation import Evaluator
 from ..evaluation.static import ask_dataset, load_static_dataset
 from ..evaluation.stats import RunScores
@@ -53,7 +53,7 @@ def static_cmd(
         status="running",
     )
     console.print(f"run {store.path}: asking {len(items)} questions", markup=False)
-    status = "failed"
+    status, error = "failed", None
     try:
         asked, errors = asyncio.run(_ask(system, items, store, cfg.seed, cfg.simulation.concurrency))
         console.print(f"{asked} questions asked, {errors} target errors", markup=False)
@@ -64,8 +64,11 @@ def static_cmd(
     except KeyboardInterrupt:
         status = "interrupted"
         raise
+    except RagdiveError as exc:
+        error = str(exc)
+        raise
     finally:
-        store.update_manifest(status=status)
+        store.update_manifest(status=status, error=error)
         context.close()
     if judge is not None:
         print_summary(RunScores.from_store(store), names)
