@@ -114,3 +114,10 @@ async def _judged_score(
     if reason is not None:
         return Score.unscored(reason=reason, judge_model=judge.name, details=details, **common)
     return Score(value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common)
+
+
+def share_true(flags: list[bool], *, if_empty: str) -> float:
+    """The share of True verdicts (faithfulness, context recall). Nothing to judge is Unscorable, never 0 or 1."""
+    if not flags:
+        raise Unscorable(if_empty)
+    return sum(flags) / len(flags)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from ....records import Turn
 from ...judge import Judge
-from ..base import Outcome, TurnMetric, Unscorable, numbered_contexts
+from ..base import Outcome, TurnMetric, numbered_contexts, share_true
 
 
 class StatementAttribution(BaseModel):
@@ -22,12 +22,6 @@ class StatementAttribution(BaseModel):
 
 class ContextRecallVerdict(BaseModel):
     statements: list[StatementAttribution] = Field(default_factory=list)
-
-
-def recall_value(attributed: list[bool]) -> float:
-    if not attributed:
-        raise Unscorable("the judge found no statement in the ground truth to attribute")
-    return sum(attributed) / len(attributed)
 
 
 class ContextRecall(TurnMetric):
@@ -44,7 +38,7 @@ class ContextRecall(TurnMetric):
             contexts=numbered_contexts(turn),
         )
         flags = [s.attributed for s in verdict.statements]
-        value = recall_value(flags)
+        value = share_true(flags, if_empty="the judge found no statement in the ground truth to attribute")
         missing = [s.statement for s in verdict.statements if not s.attributed]
         reason = f"{sum(flags)} of {len(flags)} ground-truth statements found in the contexts"
         if missing:

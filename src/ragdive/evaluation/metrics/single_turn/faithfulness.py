@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from ....records import Turn
 from ...judge import Judge
-from ..base import Outcome, TurnMetric, Unscorable, numbered_contexts
+from ..base import Outcome, TurnMetric, numbered_contexts, share_true
 
 
 class ClaimVerdict(BaseModel):
@@ -21,12 +21,6 @@ class ClaimVerdict(BaseModel):
 
 class FaithfulnessVerdict(BaseModel):
     claims: list[ClaimVerdict] = Field(default_factory=list)
-
-
-def faithfulness_value(supported: list[bool]) -> float:
-    if not supported:
-        raise Unscorable("the answer makes no factual claim to check against the contexts")
-    return sum(supported) / len(supported)
 
 
 class Faithfulness(TurnMetric):
@@ -41,7 +35,7 @@ class Faithfulness(TurnMetric):
             contexts=numbered_contexts(turn),
         )
         flags = [c.supported for c in verdict.claims]
-        value = faithfulness_value(flags)
+        value = share_true(flags, if_empty="the answer makes no factual claim to check against the contexts")
         unsupported = [c.claim for c in verdict.claims if not c.supported]
         reason = f"{sum(flags)} of {len(flags)} claims supported by the contexts"
         if unsupported:
