@@ -58,6 +58,15 @@ class ModelOutputError(ModelError):
         self.usage = usage
 
 
+class ModelCrashed(ModelError):
+    """The model's process died (a native crash in a local model's worker). Every further call would die the
+    same way, so this stops the run (status ``failed``) instead of failing one conversation or judge item."""
+
+    def __init__(self, message: str, *, worker_exit: int | None = None, **kwargs: object) -> None:
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+        self.worker_exit = worker_exit  # negative: the signal that killed it
+
+
 class BudgetExceeded(ModelError):
     """The run's cost or token budget is spent; the run stops cleanly with finished work saved."""
 

@@ -18,6 +18,7 @@ from .config import ExperimentConfig, validate_config
 from .errors import BudgetExceeded, ConfigError
 from .evaluation import EvaluationResult, Evaluator, Judge
 from .models import ModelContext, apply_model_overrides, models_for_roles
+from .models.selfcheck import check_local_models
 from .records import Score
 from .redaction import MASK
 from .simulation import PreparedRun, RunObserver, RunOutcome, prepare_run, run_simulation
@@ -109,6 +110,7 @@ async def evaluate_store(
 ) -> EvaluationResult:
     """Score what is not scored yet, then release the judge whatever happened."""
     try:
+        await check_local_models([evaluator.judge.model])  # once per worker: free after the simulation's check
         return await evaluator.evaluate_run(store, retry_judge_failures=retry_failed, on_score=on_score)
     finally:
         await evaluator.judge.model.aclose()
@@ -159,6 +161,7 @@ def prepare_experiment(
             config, [], config.evaluation.metrics, config.evaluation.concurrency, context=context
         )
         simulation = prepare_run(config, resume=resume, output=output, observer=observer, context=context)
+        simulation.check_also.append(evaluator.judge.model)
     except BaseException:
         if evaluator is not None:
             asyncio.run(evaluator.judge.model.aclose())

@@ -1,6 +1,6 @@
-"""Real models, slow: the openai backend against llama-cpp-python's OpenAI-compatible server, and the in-process
-llamacpp backend, both serving the packaged Gemma-3-270M GGUF (a weak base model: we check plumbing and shape,
-never answer quality)."""
+"""Real models, slow: the openai backend against llama-cpp-python's OpenAI-compatible server, and the llamacpp
+backend (llama.cpp in ragdive's worker process), both serving the packaged Gemma-3-270M GGUF (a weak base model:
+we check plumbing and shape, never answer quality)."""
 
 from __future__ import annotations
 
@@ -99,3 +99,16 @@ async def test_embedded_default_model_answers_a_structured_request() -> None:
         [Message(role="user", content="What is 2+2?")], params=GenerateParams(temperature=0, max_tokens=24)
     )
     assert plain.text and "User:" not in plain.text  # the transcript stop keeps it from writing our next turn
+
+
+async def test_the_real_worker_decodes_in_its_own_process_and_passes_the_self_check() -> None:
+    import os
+
+    from ragdive.models.selfcheck import check_local_models
+
+    model = get_model("llamacpp/default", role="user")
+    (check,) = await check_local_models([model])
+    assert check.text and check.pid is not None and check.pid != os.getpid()
+    completion = await model.generate(FEW_SHOT, schema=CityFact, params=GenerateParams(temperature=0, seed=1))
+    assert isinstance(completion.parsed, CityFact) and completion.usage.completion_tokens > 0
+    assert model.backend.worker().pid == check.pid  # type: ignore[attr-defined]  # one worker, reused

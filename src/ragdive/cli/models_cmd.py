@@ -11,6 +11,7 @@ from rich.console import Console
 from ..config.models import ModelSpec
 from ..errors import ModelOutputError
 from ..models import Message, get_model, known_providers
+from ..models.selfcheck import check_local_models
 
 app = typer.Typer(help="Work with models (provider/model).", no_args_is_help=True)
 console = Console(highlight=False)
@@ -58,6 +59,9 @@ async def _check(spec: ModelSpec) -> _Outcome:
     out = _Outcome()
     llm = get_model(spec, role="check")  # no cache: the point is to reach the model
     try:
+        # a local model: the same one-decode self-check a run does first (a broken build raises ModelCrashed)
+        for check in await check_local_models([llm]):
+            out.lines.append(f"self-check: ok, decoded {check.text!r} in {check.seconds:.2f} s in a worker process")
         try:
             completion = await llm.generate(CHECK_MESSAGES, schema=CheckAnswer)
         except ModelOutputError as exc:

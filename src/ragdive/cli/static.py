@@ -14,6 +14,7 @@ from ..evaluation import Evaluator
 from ..evaluation.static import ask_dataset, load_static_dataset
 from ..evaluation.stats import RunScores
 from ..models import ModelContext, apply_model_overrides, models_for_roles
+from ..models.selfcheck import check_local_models
 from ..pipeline import build_judge, evaluate_store, parse_metrics
 from ..store import RunStore
 from ..targets import Target, build_experiment_target
@@ -41,7 +42,9 @@ def static_cmd(
         raise ConfigError(f"static runs have one turn per question; {', '.join(multi)} need conversations")
     context = ModelContext.from_config(cfg)  # one cache and budget for the target's generator and the judge
     judge = build_judge(cfg, model, cfg.evaluation.concurrency, context=context) if evaluate else None
-    system = build_experiment_target(cfg, model=_target_model(cfg, model, context))
+    target_model = _target_model(cfg, model, context)
+    system = build_experiment_target(cfg, model=target_model)
+    local = [m for m in (target_model, judge.model if judge else None) if m is not None]
     store = RunStore.create(
         output or Path(cfg.output_dir),
         config={**cfg.model_dump(mode="json"), "dataset": str(dataset)},
@@ -55,7 +58,7 @@ def static_cmd(
     console.print(f"run {store.path}: asking {len(items)} questions", markup=False)
     status, error = "failed", None
     try:
-        asked, errors = asyncio.run(_ask(system, items, store, cfg.seed, cfg.simulation.concurrency))
+        asked, errors = asyncio.run(_ask(system, items, store, cfg.seed, cfg.simulation.concurrency, local))
         console.print(f"{asked} questions asked, {errors} target errors", markup=False)
         if judge is not None:
             result = asyncio.run(evaluate_store(Evaluator(judge, names), store))
@@ -82,8 +85,11 @@ def _target_model(cfg: ExperimentConfig, overrides: list[str], context: ModelCon
     return models_for_roles(models, ["target"], context=context)["target"]
 
 
-async def _ask(system: Target, items: list, store: RunStore, seed: int, concurrency: int) -> tuple[int, int]:  # type: ignore[type-arg]
+async def _ask(
+    system: Target, items: list, store: RunStore, seed: int, concurrency: int, local: list
+) -> tuple[int, int]:  # type: ignore[type-arg]
     try:
+        await check_local_models(local)  # a broken embedded model fails here, before any question is asked
         return await ask_dataset(system, items, store, seed=seed, concurrency=concurrency)
     finally:
         await system.aclose()

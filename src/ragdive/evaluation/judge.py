@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import jinja2
 from pydantic import BaseModel
 
-from ..errors import BudgetExceeded, JudgeError, ModelError, ModelOutputError
+from ..errors import BudgetExceeded, JudgeError, ModelCrashed, ModelError, ModelOutputError
 from ..models import Message, Model
 from ..records import Usage
 
@@ -65,8 +65,8 @@ class Judge:
             self.calls += 1
             try:
                 completion = await self.model.generate(messages, schema=schema)
-            except BudgetExceeded:
-                raise  # the run's budget is spent: stop cleanly, do not mark every remaining item unscored
+            except (BudgetExceeded, ModelCrashed):
+                raise  # budget spent or the judge's process died: stop, do not mark every remaining item unscored
             except ModelOutputError as exc:
                 self.failures += 1
                 if isinstance(exc.usage, Usage):  # the unusable answers were paid for: count them

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BudgetExceeded, ModelOutputError, TargetError
+from ..errors import BudgetExceeded, ModelCrashed, ModelOutputError, TargetError
 from ..models import Message
 from ..records import Attempt, Conversation, Document, Persona, Rejection, Turn, TurnDraft, Usage
 from ..records._base import utc_now
@@ -127,8 +127,8 @@ async def run_dialogue(
                 Message(role="assistant", content=reply.answer),
             ]
             observer.turn(plan.id, turn)
-    except BudgetExceeded:
-        raise
+    except (BudgetExceeded, ModelCrashed):
+        raise  # the run stops: no budget left, or a model process that dies on every call
     except Exception as exc:  # recorded on this conversation; the others go on
         conversation.status = "error"
         conversation.error = f"{type(exc).__name__}: {exc}"

@@ -14,6 +14,7 @@ from ..corpus import load_documents
 from ..corpus.sampling import SeedSampler
 from ..errors import ConfigError
 from ..models import Model, ModelContext, models_for_roles
+from ..models.selfcheck import check_local_models
 from ..store import RunStore
 from ..targets import Target, build_experiment_target
 from .dialogue import DialogueSettings
@@ -32,6 +33,11 @@ class PreparedRun:
     context: ModelContext | None = None
     owns_context: bool = True
     """False when the caller passed the context in (a pipeline whose judge still needs it): the caller closes it."""
+    check_also: list[Model] = field(default_factory=list)
+    """Models of later stages (the pipeline's judge) whose local self-check runs before simulating too."""
+
+    def __post_init__(self) -> None:
+        self.runner.preflight = lambda: check_local_models([*self.models.values(), *self.check_also])
 
     async def execute(self) -> RunOutcome:
         """Run, then release the models and the target whatever happened."""

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 
 from ..corpus.sampling import SeedSampler, shared_terms
-from ..errors import BudgetExceeded, TargetError
+from ..errors import BudgetExceeded, ModelError, TargetError
 from ..models import UsageLedger
 from ..records import Conversation, Persona, Rejection, Totals, Usage
 from ..store import RunStore
@@ -108,6 +108,8 @@ class SimulationRunner:
         self._target_answers = 0
         self._target_failures: list[str] = []
         self._stop_after_failures = TARGET_FAILURES_BEFORE_STOP
+        #: awaited before the first conversation (set by launch: the local models' self-check)
+        self.preflight: Callable[[], Awaitable[object]] | None = None
 
     async def run(self) -> RunOutcome:
         """Run every planned conversation not yet in the store. Returns how the run ended; re-raises
@@ -115,6 +117,12 @@ class SimulationRunner:
         done = self._load_totals()
         todo = [p for p in self.plans if p.id not in done]
         self.store.update_manifest(status="running", error=None, totals=self.totals)
+        if self.preflight is not None:
+            try:
+                await self.preflight()  # the local model's self-check: a broken build fails here, in seconds
+            except ModelError as exc:
+                self._finish("failed", str(exc))
+                raise
         self.observer.started(len(self.plans), len(self.plans) - len(todo), self.totals.model_copy())
         queue = iter(todo)
         self._stop_after_failures = min(TARGET_FAILURES_BEFORE_STOP, len(todo)) or 1

@@ -1,19 +1,22 @@
-"""`llamacpp/<path.gguf>` and `llamacpp/default`: a GGUF model in-process through llama-cpp-python.
+"""`llamacpp/<path.gguf>` and `llamacpp/default`: a GGUF model through llama-cpp-python, in a worker process.
 
 `default` is the packaged Gemma-3-270M (a *base* model: good for plumbing and the offline demo, not a judge of
-quality). Weights are loaded once per process per (path, n_ctx) and shared by every backend object. One llama
-context is not thread-safe, so calls run off the event loop (asyncio.to_thread) one at a time behind a lock.
+quality). llama.cpp runs in a worker process ragdive starts and owns (llamacpp_worker.py / llamacpp_process.py),
+one per model file, shared by every role: a native crash becomes a ModelCrashed naming the cause and the fix
+instead of killing ragdive, and a call past ``timeout_s`` really stops (the worker is killed and restarted).
+``self_check()`` is one tiny decode, run before anything is simulated and by `ragdive models check`.
 
 Messages are rendered as a plain transcript (see prompting.py: measured better than the fallback chat template
 for the base model); ``options.chat_template: true`` uses the model's chat template instead. Structured output
 uses a grammar compiled from the JSON schema, so the text is always syntactically valid JSON of that shape.
-A timed-out call cannot be interrupted inside llama.cpp: it finishes in its thread and the next call waits.
+``options.worker_module`` swaps the worker (tests use doubles from ragdive.testing that crash or hang).
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,34 +28,24 @@ from ..base import Completion, GenerateParams, Message, ModelBackend
 from ..local_files import default_gguf
 from ..prompting import TURN_STOP, render_transcript
 from ..structured import schema_text
+from .llamacpp_process import WORKER_MODULE, Call, WorkerProcess, worker_for
 
 DEFAULT_MAX_TOKENS = 512
-
-_load_lock = threading.Lock()
-_loaded: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
-_grammars: dict[str, Any] = {}
+SELF_CHECK_PROMPT = "The capital of France is"
 
 
-def _llama_cpp() -> Any:
+def _require_llama_cpp() -> None:
     try:
-        import llama_cpp
+        import llama_cpp  # noqa: F401 - only to fail early with the install hint
     except ImportError as exc:
         raise ConfigError("the llamacpp backend needs llama-cpp-python: pip install 'ragdive[local]'") from exc
-    return llama_cpp
 
 
-def load_model(path: Path, n_ctx: int, n_threads: int | None = None) -> tuple[Any, threading.Lock]:
-    """The process-wide llama for ``path`` and the lock that serialises its calls."""
-    key = (str(path), n_ctx)
-    with _load_lock:
-        if key not in _loaded:
-            llama_cpp = _llama_cpp()
-            try:
-                llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
-            except (ValueError, RuntimeError) as exc:
-                raise ConfigError(f"llama.cpp cannot load {path}: {exc}") from exc
-            _loaded[key] = (llm, threading.Lock())
-        return _loaded[key]
+@dataclass
+class SelfCheck:
+    text: str
+    seconds: float
+    pid: int | None
 
 
 class LlamaCppBackend(ModelBackend):
@@ -65,11 +58,14 @@ class LlamaCppBackend(ModelBackend):
         n_ctx: int = 4096,
         n_threads: int | None = None,
         chat_template: bool = False,
+        worker_module: str = WORKER_MODULE,
+        worker_args: list[str] | None = None,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
         target = name.split("/", 1)[1]
-        _llama_cpp()  # fail now, with the install hint, rather than at the first call
+        if worker_module == WORKER_MODULE:
+            _require_llama_cpp()  # fail now, with the install hint, rather than at the first call
         if target == "default":
             self.path = None  # assembled lazily: building a model object must stay cheap
         else:
@@ -79,6 +75,15 @@ class LlamaCppBackend(ModelBackend):
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.chat_template = chat_template
+        self.worker_module = worker_module
+        self.worker_args = list(worker_args or [])
+
+    def worker(self) -> WorkerProcess:
+        path = self.path or default_gguf()
+        argv = [self.worker_module, "--model", str(path), "--n-ctx", str(self.n_ctx), *self.worker_args]
+        if self.n_threads is not None:
+            argv += ["--n-threads", str(self.n_threads)]
+        return worker_for(argv, self.name)
 
     async def generate(
         self,
@@ -87,36 +92,47 @@ class LlamaCppBackend(ModelBackend):
         schema: type[BaseModel] | None = None,
         params: GenerateParams | None = None,
     ) -> Completion:
-        return await asyncio.to_thread(self._generate, messages, schema, params or GenerateParams())
-
-    def _generate(self, messages: list[Message], schema: type[BaseModel] | None, params: GenerateParams) -> Completion:
-        path = self.path or default_gguf()
-        llm, lock = load_model(path, self.n_ctx, self.n_threads)
-        kwargs = _sampling(params)
-        grammar = _grammar(schema) if schema is not None else None
-        with lock:
-            if self.chat_template:
-                out = llm.create_chat_completion(
-                    messages=[{"role": m.role, "content": m.content} for m in messages], grammar=grammar, **kwargs
-                )
-                choice = out["choices"][0]
-                text = choice["message"].get("content") or ""
-            else:
-                stop = list(kwargs.pop("stop", None) or [])
-                if schema is None:
-                    stop.append(TURN_STOP)  # a base model happily writes the user's next turn too
-                out = llm.create_completion(render_transcript(messages), grammar=grammar, stop=stop, **kwargs)
-                choice = out["choices"][0]
-                text = choice["text"]
-        usage = out.get("usage") or {}
+        kwargs = _sampling(params or GenerateParams())
+        request: dict[str, Any] = {"schema": schema_text(schema) if schema is not None else None}
+        if self.chat_template:
+            request["messages"] = [{"role": m.role, "content": m.content} for m in messages]
+        else:
+            stop = list(kwargs.pop("stop", None) or [])
+            if schema is None:
+                stop.append(TURN_STOP)  # a base model happily writes the user's next turn too
+            kwargs["stop"] = stop
+            request["prompt"] = render_transcript(messages)
+        request["kwargs"] = kwargs
+        reply = await self._send(request)
+        usage = reply.get("usage") or {}
         return Completion(
-            text=text.strip(),
+            text=str(reply.get("text", "")).strip(),
             model=self.name,
-            finish_reason=choice.get("finish_reason"),
+            finish_reason=reply.get("finish_reason"),
             usage=Usage(
                 prompt_tokens=usage.get("prompt_tokens", 0), completion_tokens=usage.get("completion_tokens", 0)
             ),
         )
+
+    async def self_check(self) -> SelfCheck:
+        """One tiny decode in the worker: a broken build dies here, in seconds, before anything is simulated."""
+        began = time.perf_counter()
+        request = {"prompt": SELF_CHECK_PROMPT, "schema": None, "kwargs": {"max_tokens": 4, "temperature": 0.0}}
+        reply = await self._send(request)
+        return SelfCheck(str(reply.get("text", "")).strip(), time.perf_counter() - began, self.worker().pid)
+
+    async def _send(self, request: dict[str, Any]) -> dict[str, Any]:
+        worker = await asyncio.to_thread(self.worker)  # may assemble the packaged GGUF the first time
+        call = Call(request)
+        try:
+            return await asyncio.to_thread(worker.call, call)
+        except asyncio.CancelledError:
+            # a timeout (the Model wrapper's asyncio.timeout) or a cancelled run: stop the generation for real
+            worker.abandon(call)
+            raise
+
+    async def aclose(self) -> None:
+        """Workers are shared by every backend object for the same model; they end with the process."""
 
 
 def _sampling(params: GenerateParams) -> dict[str, Any]:
@@ -124,13 +140,3 @@ def _sampling(params: GenerateParams) -> dict[str, Any]:
     values.setdefault("max_tokens", DEFAULT_MAX_TOKENS)  # llama-cpp's own default (16) cuts answers short
     allowed = {"temperature", "max_tokens", "seed", "stop", "top_p", "top_k", "min_p", "repeat_penalty"}
     return {k: v for k, v in values.items() if k in allowed}
-
-
-def _grammar(schema: type[BaseModel]) -> Any:
-    """The grammar for a schema, compiled once per process."""
-    text = schema_text(schema)
-    with _load_lock:
-        grammar = _grammars.get(text)
-        if grammar is None:
-            grammar = _grammars[text] = _llama_cpp().LlamaGrammar.from_json_schema(text, verbose=False)
-    return grammar

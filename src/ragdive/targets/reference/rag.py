@@ -12,7 +12,7 @@ from typing import Any
 from ...config.models import ModelSpec
 from ...config.target import ReferenceTargetConfig
 from ...corpus import load_documents
-from ...errors import ConfigError, ModelError, TargetError
+from ...errors import ConfigError, ModelCrashed, ModelError, TargetError
 from ...models import Message, Model, get_model
 from ...records import Context, Document, TargetReply
 from ..base import DialogueState, Target
@@ -81,6 +81,8 @@ class ReferenceRAG:
             query = await self.rewrite(message, history) if self.config.rewrite_query else message
             contexts = await asyncio.to_thread(self.retrieve, query)
             completion = await self.model.generate(self.messages(message, contexts, history))
+        except ModelCrashed:
+            raise  # the local model's process died: that stops the run, it is not the target being down
         except ModelError as exc:
             raise TargetError(f"reference RAG generator failed: {exc}") from exc
         raw = {"query": query, "model": completion.model, "usage": completion.usage.model_dump()}
