@@ -58,7 +58,7 @@ async def test_a_native_crash_is_a_model_crashed_naming_cause_and_fix(tmp_path: 
     with pytest.raises(ModelCrashed) as caught:
         await model.generate(HELLO)
     message = str(caught.value)
-    assert "SIGABRT" in message and "build_llama.py --rebuild" in message and "another CPU" in message
+    assert "SIGABRT" in message and "scripts/build_llama.py" in message and "another CPU" in message
     assert caught.value.worker_exit is not None and caught.value.worker_exit < 0
     assert "File " not in message  # faulthandler's stack (this machine's paths) is left out
     # not retried: a crash is not a transient failure, so exactly one more worker was never started

@@ -34,7 +34,7 @@ def test_a_judge_crash_while_scoring_fails_the_run_and_keeps_conversations_and_s
     config = write_experiment(tmp_path, judge_model=crashing_model(tmp_path, abort_after=4))
     assert main(["run", str(config), "--no-cache"]) == 2
     err = capsys.readouterr().err
-    assert "SIGABRT" in err and "build_llama.py --rebuild" in err
+    assert "SIGABRT" in err and "scripts/build_llama.py" in err
     assert "Traceback" not in err
     store = only_run(tmp_path)
     manifest = store.read_manifest()

@@ -28,7 +28,7 @@ STDERR_LINES_KEPT = 20
 
 REBUILD_HINT = (
     "a llama-cpp-python build made for another CPU is the usual cause (pip's default -march=native build "
-    "crashes on CPUs with AMX). Fix: reinstall it with portable flags: `python scripts/build_llama.py --rebuild` "
+    "crashes on CPUs with AMX). Fix: reinstall it with portable flags: `python scripts/build_llama.py` "
     "from a ragdive checkout, or CMAKE_ARGS='-DGGML_NATIVE=OFF' pip install --no-cache-dir --force-reinstall "
     "llama-cpp-python"
 )
