@@ -17,6 +17,7 @@ from typing import Any
 from .config import ExperimentConfig, validate_config
 from .errors import BudgetExceeded, ConfigError
 from .evaluation import EvaluationResult, Evaluator, Judge
+from .evaluation.metrics import check_metric_names, configured_metrics
 from .models import ModelContext, apply_model_overrides, models_for_roles
 from .models.selfcheck import check_local_models
 from .records import Score
@@ -63,14 +64,14 @@ def settings_from_manifest(manifest_config: dict[str, Any] | None) -> Experiment
     return validate_config(sections, ExperimentConfig, source="run manifest")
 
 
-def parse_metrics(option: str | None, default: list[str]) -> list[str]:
-    """``--metrics a,b``; none given: ``default``."""
+def parse_metrics(option: str | None, default: list[str] | None) -> list[str]:
+    """``--metrics a,b``; none given: ``default`` (None: every registered metric). Checked against the registry."""
     if not option:
-        return list(default)
+        return configured_metrics(default)
     names = [m.strip() for m in option.split(",") if m.strip()]
     if not names:
         raise ConfigError("--metrics: name at least one metric")
-    return names
+    return check_metric_names(names)
 
 
 def build_judge(
@@ -158,7 +159,7 @@ def prepare_experiment(
     evaluator: Evaluator | None = None
     try:
         evaluator = build_evaluator(
-            config, [], config.evaluation.metrics, config.evaluation.concurrency, context=context
+            config, [], configured_metrics(config.evaluation.metrics), config.evaluation.concurrency, context=context
         )
         simulation = prepare_run(config, resume=resume, output=output, observer=observer, context=context)
         simulation.check_also.append(evaluator.judge.model)

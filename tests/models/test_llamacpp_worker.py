@@ -4,6 +4,7 @@ library misbehaves, without llama.cpp. A real decode through the real worker is 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from pathlib import Path
@@ -68,6 +69,7 @@ async def test_a_native_crash_is_a_model_crashed_naming_cause_and_fix(tmp_path: 
 async def test_a_timeout_kills_the_generation_and_the_next_call_gets_a_fresh_worker(tmp_path: Path) -> None:
     model = double(tmp_path, "--hang", timeout_s=1.0)
     worker = model.backend.worker()  # type: ignore[attr-defined]
+    await asyncio.to_thread(worker.start)  # loaded first: the timeout is the generation's alone
     began = time.monotonic()
     with pytest.raises(ModelError, match="timeout_s=1"):
         await model.generate(HELLO)

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import typer
 
-from ..config import SINGLE_TURN_METRICS, ExperimentConfig, load_config
+from ..config import ExperimentConfig, load_config
 from ..errors import ConfigError, RagdiveError
 from ..evaluation import Evaluator
+from ..evaluation.metrics import check_metric_names, configured_metrics
 from ..evaluation.static import ask_dataset, load_static_dataset
 from ..evaluation.stats import RunScores
 from ..models import ModelContext, apply_model_overrides, models_for_roles
@@ -36,10 +37,13 @@ def static_cmd(
     if cfg.target is None:
         raise ConfigError(f"{target}: no `target` section: static mode needs the system under test")
     items = load_static_dataset(dataset, limit=limit)
-    default = [m for m in cfg.evaluation.metrics if m in SINGLE_TURN_METRICS] or list(SINGLE_TURN_METRICS)
-    names = parse_metrics(metrics, default)
-    if multi := [m for m in names if m not in SINGLE_TURN_METRICS]:
-        raise ConfigError(f"static runs have one turn per question; {', '.join(multi)} need conversations")
+    single_turn = configured_metrics(None, kind="turn")
+    default = [m for m in configured_metrics(cfg.evaluation.metrics) if m in single_turn] or single_turn
+    names = check_metric_names(
+        parse_metrics(metrics, default),
+        kind="turn",
+        why="static runs have one turn per question; these need conversations",
+    )
     context = ModelContext.from_config(cfg)  # one cache and budget for the target's generator and the judge
     judge = build_judge(cfg, model, cfg.evaluation.concurrency, context=context) if evaluate else None
     target_model = _target_model(cfg, model, context)

@@ -1,7 +1,7 @@
 """Experiment configuration: pydantic sections (extra="forbid") loaded from YAML."""
 
 from .corpus import CorpusConfig
-from .evaluation import MULTI_TURN_METRICS, SINGLE_TURN_METRICS, EvaluationConfig
+from .evaluation import EvaluationConfig
 from .experiment import ExperimentConfig
 from .loader import format_validation_error, interpolate_env, load_config, load_yaml, validate_config
 from .models import ROLES, BudgetConfig, CacheConfig, ModelsConfig, ModelSpec
@@ -17,9 +17,7 @@ from .target import (
 )
 
 __all__ = [
-    "MULTI_TURN_METRICS",
     "ROLES",
-    "SINGLE_TURN_METRICS",
     "BudgetConfig",
     "CacheConfig",
     "CorpusConfig",

@@ -6,15 +6,13 @@ from pydantic import Field, field_validator
 
 from ._base import Section
 
-SINGLE_TURN_METRICS = ("faithfulness", "context_precision", "context_recall", "correctness")
-MULTI_TURN_METRICS = ("forgetfulness", "context_retention")
-
 
 class EvaluationConfig(Section):
     """Which metrics the judge computes."""
 
-    metrics: list[str] = Field(default_factory=lambda: [*SINGLE_TURN_METRICS, *MULTI_TURN_METRICS])
-    """Metric names."""
+    metrics: list[str] | None = None
+    """Metric names; none given: every registered metric. Names are checked against the metric registry
+    (evaluation/metrics) when the evaluator is built, before any model is called."""
     concurrency: int = Field(default=4, ge=1)
     """Judge calls in flight."""
     engine: Literal["ragdive", "ragas"] = "ragdive"
@@ -23,11 +21,7 @@ class EvaluationConfig(Section):
 
     @field_validator("metrics")
     @classmethod
-    def _known_metrics(cls, value: list[str]) -> list[str]:
-        known = (*SINGLE_TURN_METRICS, *MULTI_TURN_METRICS)
-        unknown = [m for m in value if m not in known]
-        if unknown:
-            raise ValueError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(known)}")
-        if not value:
-            raise ValueError("name at least one metric")
-        return list(dict.fromkeys(value))
+    def _some_metrics(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not value:
+            raise ValueError("name at least one metric, or leave metrics out for all of them")
+        return None if value is None else list(dict.fromkeys(value))

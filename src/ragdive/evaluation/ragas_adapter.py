@@ -14,17 +14,18 @@ How it differs from ragdive's own metrics (see README, "Evaluating"):
 from __future__ import annotations
 
 import asyncio
+import importlib
 import math
 import os
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..config import SINGLE_TURN_METRICS, ModelsConfig
+from ..config import ModelsConfig
 from ..errors import ConfigError
 from ..models import apply_model_overrides
 from ..records import Turn
 from .evaluator import Evaluator
-from .metrics import TURN_METRICS, TurnMetric
+from .metrics import TURN_METRICS, TurnMetric, metric_info
 from .metrics.base import Outcome, Unscorable
 
 PREFIX = "ragas_"
@@ -79,6 +80,15 @@ class RagasJudge:
         await self.client.close()
 
 
+# Our metric name -> the Ragas metric computing it. A registered metric missing here is left out with a note.
+RAGAS_METRICS: dict[str, Callable[[Any, Any], Any]] = {
+    "faithfulness": lambda c, llm: c.Faithfulness(llm=llm),
+    "context_precision": lambda c, llm: c.ContextPrecisionWithReference(llm=llm),
+    "context_recall": lambda c, llm: c.ContextRecall(llm=llm),
+    "correctness": lambda c, llm: c.AnswerCorrectness(llm=llm, weights=[1.0, 0.0]),
+}
+
+
 class RagasMetric(TurnMetric):
     """One of our metric names, computed by the corresponding Ragas metric."""
 
@@ -90,13 +100,13 @@ class RagasMetric(TurnMetric):
         self.needs_answer = self.ours[base].needs_answer  # type: ignore[misc]
         self.needs_contexts = self.ours[base].needs_contexts  # type: ignore[misc]
         self.needs_answerable = self.ours[base].needs_answerable  # type: ignore[misc]
-        c, llm = judge.collections, judge.llm
-        self.metric = {
-            "faithfulness": lambda: c.Faithfulness(llm=llm),
-            "context_precision": lambda: c.ContextPrecisionWithReference(llm=llm),
-            "context_recall": lambda: c.ContextRecall(llm=llm),
-            "correctness": lambda: c.AnswerCorrectness(llm=llm, weights=[1.0, 0.0]),
-        }[base]()
+        self.metric = RAGAS_METRICS[base](judge.collections, judge.llm)
+
+    def identity(self) -> dict[str, Any]:
+        # the verdict is Ragas's, so the fingerprint names Ragas and its version, not our prompt files
+        version = getattr(importlib.import_module("ragas"), "__version__", "unknown")
+        return {"metric": self.name, "metric_version": metric_info(self.base).version,
+                "prompt_fingerprint": f"ragas-{version}"}  # fmt: skip
 
     def _inputs(self, turn: Turn) -> dict[str, Any]:
         contexts = [ctx.text for ctx in turn.contexts]
@@ -124,10 +134,10 @@ class RagasMetric(TurnMetric):
 class RagasEvaluator(Evaluator):
     def __init__(self, judge: RagasJudge, metrics: list[str]) -> None:
         self.judge = judge  # type: ignore[assignment]
-        self.metric_names = [m for m in metrics if m in SINGLE_TURN_METRICS]
+        self.metric_names = [m for m in metrics if m in RAGAS_METRICS]
         self.turn_metrics = [RagasMetric(m, judge) for m in self.metric_names]
         self.conversation_metrics = []
-        dropped = [m for m in metrics if m not in SINGLE_TURN_METRICS]
+        dropped = [m for m in metrics if m not in RAGAS_METRICS]
         self.notes = [f"ragas engine: {', '.join(dropped)} not computed (ragdive engine only)"] if dropped else []
 
     @classmethod

@@ -30,6 +30,11 @@ class Score(Record):
     """provider/model of the judge."""
     details: dict[str, Any] = Field(default_factory=dict)
     """Metric-specific detail: per-claim verdicts, per-context relevance, attributions."""
+    metric_version: int | None = None
+    """The metric's declared version when it was scored (None: written before metrics had versions)."""
+    prompt_fingerprint: str | None = None
+    """Hash of the metric's version and prompt files (or the outside engine's name and version), so a resumed
+    run can tell scores of an edited metric from current ones."""
 
     @model_validator(mode="after")
     def _value_xor_unscored(self) -> Score:

@@ -1,26 +1,31 @@
-"""Metrics by name. Single-turn metrics judge one turn; multi-turn metrics judge a whole conversation."""
+"""Metrics by name, from the one registry (registry.py). Single-turn metrics judge one turn; multi-turn metrics
+judge a whole conversation."""
 
 from __future__ import annotations
 
-from ...errors import ConfigError
 from .base import ConversationMetric, Outcome, TurnMetric, Unscorable
-from .multi_turn import ContextRetention, Forgetfulness
-from .single_turn import ContextPrecision, ContextRecall, Correctness, Faithfulness
+from .registry import (
+    MetricInfo,
+    all_metrics,
+    check_metric_names,
+    configured_metrics,
+    discover,
+    metric,
+    metric_info,
+)
 
-TURN_METRICS: dict[str, type[TurnMetric]] = {
-    m.name: m for m in (Faithfulness, ContextPrecision, ContextRecall, Correctness)
-}
-CONVERSATION_METRICS: dict[str, type[ConversationMetric]] = {m.name: m for m in (Forgetfulness, ContextRetention)}
-LOWER_IS_BETTER = frozenset({"forgetfulness"})
+discover()
+TURN_METRICS: dict[str, type[TurnMetric]] = {m.name: m.cls for m in all_metrics("turn")}
+CONVERSATION_METRICS: dict[str, type[ConversationMetric]] = {m.name: m.cls for m in all_metrics("conversation")}
+LOWER_IS_BETTER = frozenset(m.name for m in all_metrics() if m.lower_is_better)
 
 
-def resolve_metrics(names: list[str]) -> tuple[list[TurnMetric], list[ConversationMetric]]:
-    unknown = [n for n in names if n not in TURN_METRICS and n not in CONVERSATION_METRICS]
-    if unknown:
-        known = ", ".join([*TURN_METRICS, *CONVERSATION_METRICS])
-        raise ConfigError(f"unknown metric(s) {', '.join(unknown)}; known: {known}")
-    turn = [TURN_METRICS[n]() for n in names if n in TURN_METRICS]
-    conv = [CONVERSATION_METRICS[n]() for n in names if n in CONVERSATION_METRICS]
+def resolve_metrics(names: list[str] | None) -> tuple[list[TurnMetric], list[ConversationMetric]]:
+    """Instances of the named metrics (None: every registered one); unknown names are one ConfigError."""
+    names = configured_metrics(names)
+    registry = discover()
+    turn = [registry[n].cls() for n in names if registry[n].kind == "turn"]
+    conv = [registry[n].cls() for n in names if registry[n].kind == "conversation"]
     return turn, conv
 
 
@@ -29,8 +34,14 @@ __all__ = [
     "LOWER_IS_BETTER",
     "TURN_METRICS",
     "ConversationMetric",
+    "MetricInfo",
     "Outcome",
     "TurnMetric",
     "Unscorable",
+    "all_metrics",
+    "check_metric_names",
+    "configured_metrics",
+    "metric",
+    "metric_info",
     "resolve_metrics",
 ]

@@ -6,6 +6,7 @@ failed, nothing to measure, the judge failed). Unscored results are excluded fro
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from typing import Any, ClassVar
 from ...errors import JudgeError
 from ...records import Conversation, Score, Turn
 from ..judge import Judge
+from .registry import MetricInfo, metric_info
 
 UNANSWERABLE_NOTE = "unanswerable probe: the knowledge base has no answer, so there is no relevant context"
 
@@ -57,6 +59,9 @@ class TurnMetric(ABC):
     needs_answerable: ClassVar[bool] = False
     """Unscored on unanswerable probes (their ground truth is "not in the knowledge base")."""
 
+    def identity(self) -> dict[str, Any]:
+        return identity(self.name)
+
     def precheck(self, turn: Turn) -> str | None:
         """Why this turn cannot be scored before asking the judge, or None."""
         if turn.answer is None and (self.needs_answer or not turn.contexts):
@@ -72,7 +77,7 @@ class TurnMetric(ABC):
         """Ask the judge and compute the value. Raise Unscorable when there is nothing to measure."""
 
     async def score(self, judge: Judge, conversation: Conversation, turn: Turn) -> Score:
-        common: dict[str, Any] = {"conversation_id": conversation.id, "turn_index": turn.index, "metric": self.name}
+        common = {"conversation_id": conversation.id, "turn_index": turn.index, **self.identity()}
         return await _judged_score(judge, common, self.precheck(turn), lambda: self.measure(judge, turn))
 
 
@@ -80,6 +85,9 @@ class ConversationMetric(ABC):
     """A multi-turn metric: judges the whole conversation (rag_input and answer of every turn)."""
 
     name: ClassVar[str]
+
+    def identity(self) -> dict[str, Any]:
+        return identity(self.name)
 
     def precheck(self, conversation: Conversation) -> str | None:
         answered = [t for t in conversation.turns if t.answer is not None]
@@ -94,10 +102,21 @@ class ConversationMetric(ABC):
         """Ask the judge and compute the value."""
 
     async def score(self, judge: Judge, conversation: Conversation) -> Score:
-        common: dict[str, Any] = {"conversation_id": conversation.id, "turn_index": None, "metric": self.name}
+        common = {"conversation_id": conversation.id, "turn_index": None, **self.identity()}
         return await _judged_score(
             judge, common, self.precheck(conversation), lambda: self.measure(judge, conversation)
         )
+
+
+def identity(name: str) -> dict[str, Any]:
+    """The Score fields naming a metric: name, declared version and prompt fingerprint (from the registry)."""
+    info = metric_info(name)
+    return {"metric": name, "metric_version": info.version, "prompt_fingerprint": fingerprint(info)}
+
+
+@functools.cache
+def fingerprint(info: MetricInfo) -> str:
+    return info.fingerprint()  # reads the prompt files once per process
 
 
 async def _judged_score(

@@ -97,6 +97,11 @@ class WorkerProcess:
                 raise ModelError(f"{self.label}: {reply['error']}", provider="llamacpp", model=self.label)
             return reply
 
+    def start(self) -> None:
+        """Start the worker now (blocking) rather than at the first call: the model loads before any timeout runs."""
+        with self._lock:
+            self._ensure_started()
+
     def abandon(self, call: Call) -> None:
         """The caller stopped waiting: skip the call if it has not started, kill the worker if it is running
         (llama.cpp cannot be interrupted mid-generation; the next call starts a fresh worker)."""

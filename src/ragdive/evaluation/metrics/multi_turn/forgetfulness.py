@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 from ....records import Conversation
 from ...judge import Judge
 from ..base import ConversationMetric, Outcome
+from ..registry import metric
 from .attribution import LostInformation, place_attributions, turns_for_prompt
 
 
@@ -17,9 +18,8 @@ class ForgetfulnessVerdict(BaseModel):
     forgot: bool
 
 
+@metric("forgetfulness", kind="conversation", inputs=("conversation",), direction="lower")
 class Forgetfulness(ConversationMetric):
-    name = "forgetfulness"
-
     async def measure(self, judge: Judge, conversation: Conversation) -> Outcome:
         verdict = await judge.ask("forgetfulness", ForgetfulnessVerdict, turns=turns_for_prompt(conversation))
         details = place_attributions(verdict.lost, conversation)

@@ -20,6 +20,7 @@ from ....errors import JudgeError
 from ....records import Turn
 from ...judge import Judge
 from ..base import Outcome, TurnMetric, numbered_contexts
+from ..registry import metric
 
 
 class ContextRelevance(BaseModel):
@@ -51,8 +52,8 @@ def relevance_in_rank_order(verdict: ContextPrecisionVerdict, k: int) -> list[bo
     return [v.relevant for v in sorted(verdict.verdicts, key=lambda v: v.rank)]
 
 
+@metric("context_precision", kind="turn", inputs=("question", "ground_truth", "contexts"))
 class ContextPrecision(TurnMetric):
-    name = "context_precision"
     needs_answer = False
     needs_answerable = True
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from ....records import Turn
 from ...judge import Judge
 from ..base import Outcome, TurnMetric, numbered_contexts, share_true
+from ..registry import metric
 
 
 class StatementAttribution(BaseModel):
@@ -24,8 +25,8 @@ class ContextRecallVerdict(BaseModel):
     statements: list[StatementAttribution] = Field(default_factory=list)
 
 
+@metric("context_recall", kind="turn", inputs=("ground_truth", "contexts"))
 class ContextRecall(TurnMetric):
-    name = "context_recall"
     needs_answer = False
     needs_answerable = True
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from ....records import Turn
 from ...judge import Judge
 from ..base import Outcome, TurnMetric
+from ..registry import metric
 
 
 class CorrectnessVerdict(BaseModel):
@@ -18,8 +19,8 @@ class CorrectnessVerdict(BaseModel):
     correct: bool
 
 
+@metric("correctness", kind="turn", inputs=("question", "ground_truth", "answer"))
 class Correctness(TurnMetric):
-    name = "correctness"
     needs_contexts = False
 
     async def measure(self, judge: Judge, turn: Turn) -> Outcome:

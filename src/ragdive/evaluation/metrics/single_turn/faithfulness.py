@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from ....records import Turn
 from ...judge import Judge
 from ..base import Outcome, TurnMetric, numbered_contexts, share_true
+from ..registry import metric
 
 
 class ClaimVerdict(BaseModel):
@@ -23,9 +24,8 @@ class FaithfulnessVerdict(BaseModel):
     claims: list[ClaimVerdict] = Field(default_factory=list)
 
 
+@metric("faithfulness", kind="turn", inputs=("question", "answer", "contexts"))
 class Faithfulness(TurnMetric):
-    name = "faithfulness"
-
     async def measure(self, judge: Judge, turn: Turn) -> Outcome:
         verdict = await judge.ask(
             "faithfulness",
