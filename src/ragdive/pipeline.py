@@ -188,11 +188,12 @@ def run_experiment(
             return PipelineOutcome(
                 simulated.status, "simulation", store, simulated, error=simulated.error, metrics=metrics
             )
-        # the run is not finished until it is scored; "running" until then, so `runs list` does not mislead
-        store.update_manifest(status="running", error=None)
-        if on_evaluation:
-            on_evaluation()
         try:
+            # the run is not finished until it is scored; "running" until then, so `runs list` does not mislead
+            # (inside the try: an interrupt right here must not leave it "running")
+            store.mark_running(error=None)
+            if on_evaluation:
+                on_evaluation()
             result = asyncio.run(evaluate_store(evaluator, store, on_score=on_score))
         except BudgetExceeded as exc:
             error = f"budget exceeded while scoring: {exc}"

@@ -50,8 +50,8 @@ def static_cmd(
         target=system.describe(),
         seed=cfg.seed,
         models={"judge": judge.name} if judge else {},
-        status="running",
     )
+    store.mark_running()
     console.print(f"run {store.path}: asking {len(items)} questions", markup=False)
     status, error = "failed", None
     try:
