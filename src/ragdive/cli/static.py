@@ -67,6 +67,9 @@ def static_cmd(
     except RagdiveError as exc:
         error = str(exc)
         raise
+    except Exception as exc:  # a bug: still say in the manifest why the run stopped
+        error = f"{type(exc).__name__}: {exc}"
+        raise
     finally:
         store.update_manifest(status=status, error=error)
         context.close()
