@@ -56,8 +56,10 @@ def test_static_mode_on_squad_questions(tmp_path: Path, squad_dir: Path, capsys:
     dataset = squad_dir / "static_questions.csv"
     config = write_experiment(tmp_path, dataset)
     code = main(["static", str(dataset), "--target", str(config), "--model", "judge=rulejudge/squad", "--limit", "20"])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == 0, out
+    assert "20/20" in captured.err and "80/80" in captured.err  # asking, then scoring: done/total
     (store,) = list_runs(tmp_path / "runs")
     manifest = store.read_manifest()
     assert manifest.kind == "static" and manifest.status == "finished" and manifest.models["judge"] == "rulejudge/squad"

@@ -51,6 +51,7 @@ def test_run_simulates_and_scores_into_one_run_directory(tmp_path: Path, capsys:
     assert (run_dir / "conversations.jsonl").is_file() and (run_dir / "evaluations.jsonl").is_file()
     assert "per-metric summary" in captured.out and "context_recall" in captured.out
     assert f"{ALL_SCORES} scores written (0 unscored), 0 already scored, {ALL_SCORES} judge calls" in captured.err
+    assert f"{ALL_SCORES}/{ALL_SCORES}" in captured.err  # scoring progress knew the total up front
 
     store = RunStore.open(run_dir)
     manifest = store.read_manifest()

@@ -4,6 +4,7 @@ metrics, write a run of kind "static" next to the dynamic ones."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -11,13 +12,15 @@ import typer
 from ..config import SINGLE_TURN_METRICS, ExperimentConfig, load_config
 from ..errors import ConfigError, RagdiveError
 from ..evaluation import Evaluator
-from ..evaluation.static import ask_dataset, load_static_dataset
+from ..evaluation.static import StaticItem, ask_dataset, load_static_dataset
 from ..evaluation.stats import RunScores
 from ..models import ModelContext, apply_model_overrides, models_for_roles
 from ..pipeline import build_judge, evaluate_store, parse_metrics
+from ..records import Conversation
 from ..store import RunStore
 from ..targets import Target, build_experiment_target
 from ._judging import console, print_summary
+from ._progress import AskingProgress, ScoringProgress, progress_display
 
 
 def static_cmd(
@@ -54,11 +57,19 @@ def static_cmd(
     store.mark_running()
     console.print(f"run {store.path}: asking {len(items)} questions", markup=False)
     status, error = "failed", None
+    progress = progress_display()
     try:
-        asked, errors = asyncio.run(_ask(system, items, store, cfg.seed, cfg.simulation.concurrency))
+        with progress:
+            asking = AskingProgress(progress, len(items))
+            asked, errors = asyncio.run(
+                _ask(system, items, store, cfg.seed, cfg.simulation.concurrency, asking.conversation)
+            )
+            if judge is not None:
+                scoring = ScoringProgress(progress)
+                evaluator = Evaluator(judge, names)
+                result = asyncio.run(evaluate_store(evaluator, store, on_start=scoring.start, on_score=scoring.score))
         console.print(f"{asked} questions asked, {errors} target errors", markup=False)
         if judge is not None:
-            result = asyncio.run(evaluate_store(Evaluator(judge, names), store))
             console.print(f"{result.written} scores ({result.unscored} unscored), {result.judge_calls} judge calls")
         status = "finished"
     except KeyboardInterrupt:
@@ -85,8 +96,17 @@ def _target_model(cfg: ExperimentConfig, overrides: list[str], context: ModelCon
     return models_for_roles(models, ["target"], context=context)["target"]
 
 
-async def _ask(system: Target, items: list, store: RunStore, seed: int, concurrency: int) -> tuple[int, int]:  # type: ignore[type-arg]
+async def _ask(
+    system: Target,
+    items: list[StaticItem],
+    store: RunStore,
+    seed: int,
+    concurrency: int,
+    on_conversation: Callable[[Conversation], None],
+) -> tuple[int, int]:
     try:
-        return await ask_dataset(system, items, store, seed=seed, concurrency=concurrency)
+        return await ask_dataset(
+            system, items, store, seed=seed, concurrency=concurrency, on_conversation=on_conversation
+        )
     finally:
         await system.aclose()
