@@ -55,6 +55,24 @@ def test_runs_show_summarises_the_manifest(tmp_path: Path, capsys: pytest.Captur
     assert store.path.name in out and "judge=scripted/j" in out and "cost unknown" in out
 
 
+def test_runs_list_and_show_tell_a_run_whose_process_is_gone(tmp_path: Path) -> None:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()  # exited and reaped: its pid is no longer a process
+    gone = RunStore.create(tmp_path, run_id="20260101-000000-aaaaaa")
+    gone.mark_running()
+    gone.update_manifest(process=gone.read_manifest().process.model_copy(update={"pid": child.pid}))
+    alive = RunStore.create(tmp_path, run_id="20260102-000000-bbbbbb")
+    alive.mark_running()  # this test's own process: alive while runs list looks
+
+    listed = run_cli("runs", "list", str(tmp_path)).stdout
+    rows = {cells[0]: cells for cells in map(str.split, listed.splitlines()) if cells and cells[0].startswith("2026")}
+    assert rows["20260101-000000-aaaaaa"][4] == "stale" and rows["20260102-000000-bbbbbb"][4] == "running"
+    shown = run_cli("runs", "show", str(gone.path)).stdout
+    assert "status stale" in shown and f"pid {child.pid}" in shown and "gone without recording" in shown
+    assert "status running" in run_cli("runs", "show", str(alive.path)).stdout
+    assert gone.read_manifest().status == "running"  # a reader never rewrites the manifest
+
+
 def test_config_check_masks_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGDIVE_SECRET", "sk-very-secret")
     cfg = tmp_path / "exp.yaml"

@@ -1,6 +1,10 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -8,7 +12,7 @@ import pytest
 from ragdive.errors import StoreError
 from ragdive.records import FailedCheck, Rejection, RunManifest, Score
 from ragdive.redaction import MASK, redact
-from ragdive.store import RunStore, list_runs, new_run_id
+from ragdive.store import RunStore, list_runs, new_run_id, process_alive, shown_status, this_process
 
 from .factories import make_conversation, make_draft
 
@@ -132,3 +136,49 @@ def test_score_is_value_xor_unscored() -> None:
     with pytest.raises(ValueError):
         Score(conversation_id="c", metric="m", value=0.0, unscored_reason="x")
     assert RunManifest(run_id="x").totals.cost_usd is None  # unknown cost is not 0
+
+
+def _reaped_pid() -> int:
+    """The pid of a process that has exited and been reaped by its parent."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_mark_running_records_this_process_and_old_manifests_still_read(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path)
+    assert store.read_manifest().process is None
+    store.mark_running()
+    process = store.read_manifest().process
+    assert process is not None and process.pid == os.getpid() and process.host == socket.gethostname()
+
+    data = json.loads((store.path / "manifest.json").read_text())
+    del data["process"]  # as ragdive wrote manifests before it recorded the process
+    (store.path / "manifest.json").write_text(json.dumps(data))
+    assert store.read_manifest().process is None
+    assert shown_status(store.read_manifest()) == "running"  # nothing to tell by: taken at its word
+
+
+def test_a_running_run_whose_process_is_gone_shows_as_stale(tmp_path: Path) -> None:
+    me = this_process()
+    running = RunManifest(run_id="r", status="running", process=me)
+    assert shown_status(running) == "running"
+    dead = running.model_copy(update={"process": me.model_copy(update={"pid": _reaped_pid()})})
+    assert process_alive(dead.process) is False and shown_status(dead) == "stale"
+    elsewhere = dead.model_copy(update={"process": dead.process.model_copy(update={"host": "another-machine"})})
+    assert process_alive(elsewhere.process) is None and shown_status(elsewhere) == "running"
+    # only a run marked running can be stale; a finished one says how it ended
+    assert shown_status(dead.model_copy(update={"status": "finished"})) == "finished"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to tell a reused pid")
+def test_a_reused_pid_or_a_reboot_shows_as_stale() -> None:
+    me = this_process()
+    assert me.start_ticks is not None
+    reused = RunManifest(
+        run_id="r", status="running", process=me.model_copy(update={"start_ticks": me.start_ticks + 1})
+    )
+    assert shown_status(reused) == "stale"
+    if me.boot_id:
+        rebooted = RunManifest(run_id="r", status="running", process=me.model_copy(update={"boot_id": "other-boot"}))
+        assert shown_status(rebooted) == "stale"

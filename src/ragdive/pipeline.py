@@ -107,12 +107,16 @@ async def evaluate_store(
     store: RunStore,
     *,
     retry_failed: bool = False,
+    on_start: Callable[[int, int], None] | None = None,
     on_score: Callable[[Score], None] | None = None,
 ) -> EvaluationResult:
-    """Score what is not scored yet, then release the judge whatever happened."""
+    """Score what is not scored yet, then release the judge whatever happened. ``on_start(total, done)`` is told
+    how many items the run has and how many were already scored, before the first judge call."""
     try:
         await check_local_models([evaluator.judge.model])  # once per worker: free after the simulation's check
-        return await evaluator.evaluate_run(store, retry_judge_failures=retry_failed, on_score=on_score)
+        return await evaluator.evaluate_run(
+            store, retry_judge_failures=retry_failed, on_start=on_start, on_score=on_score
+        )
     finally:
         await evaluator.judge.model.aclose()
 
@@ -174,11 +178,12 @@ def prepare_experiment(
 def run_experiment(
     prepared: PreparedExperiment,
     *,
-    on_evaluation: Callable[[], None] | None = None,
+    on_evaluation: Callable[[int, int], None] | None = None,
     on_score: Callable[[Score], None] | None = None,
 ) -> PipelineOutcome:
     """Simulate, then evaluate. A spent budget stops the run with status ``budget_exceeded`` (finished work kept);
-    Ctrl-C marks it ``interrupted`` and re-raises KeyboardInterrupt. ``--resume`` continues either stage."""
+    Ctrl-C marks it ``interrupted`` and re-raises KeyboardInterrupt. ``--resume`` continues either stage.
+    ``on_evaluation(total, done)`` is told when scoring starts (see evaluate_store)."""
     store, evaluator = prepared.store, prepared.evaluator
     metrics = evaluator.score_names
     try:
@@ -192,12 +197,11 @@ def run_experiment(
             return PipelineOutcome(
                 simulated.status, "simulation", store, simulated, error=simulated.error, metrics=metrics
             )
-        # the run is not finished until it is scored; "running" until then, so `runs list` does not mislead
-        store.update_manifest(status="running", error=None)
-        if on_evaluation:
-            on_evaluation()
         try:
-            result = asyncio.run(evaluate_store(evaluator, store, on_score=on_score))
+            # the run is not finished until it is scored; "running" until then, so `runs list` does not mislead
+            # (inside the try: an interrupt right here must not leave it "running")
+            store.mark_running(error=None)
+            result = asyncio.run(evaluate_store(evaluator, store, on_start=on_evaluation, on_score=on_score))
         except BudgetExceeded as exc:
             error = f"budget exceeded while scoring: {exc}"
             store.update_manifest(status="budget_exceeded", error=error)

@@ -28,9 +28,11 @@ def test_evaluate_command_writes_scores_and_resumes(tmp_path: Path, capsys: pyte
     out = capsys.readouterr().out
     assert "6 scores written (0 unscored)" in out and "correctness" in out and "1.000" in out
     assert main(["evaluate", str(store.path), "--model", "judge=rulejudge/cli"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     # the rest of the default metrics now, correctness skipped: 3 conversations x (2 turns x 3 + 2)
     assert "24 scores written" in out and "6 already scored" in out
+    assert "30/30" in captured.err  # progress: done of the run's total, the 6 scored before included
     manifest = store.read_manifest()
     assert manifest.totals.scores == 30 and manifest.totals.unscored == 0
 

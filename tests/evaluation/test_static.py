@@ -56,8 +56,10 @@ def test_static_mode_on_squad_questions(tmp_path: Path, squad_dir: Path, capsys:
     dataset = squad_dir / "static_questions.csv"
     config = write_experiment(tmp_path, dataset)
     code = main(["static", str(dataset), "--target", str(config), "--model", "judge=rulejudge/squad", "--limit", "20"])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == 0, out
+    assert "20/20" in captured.err and "80/80" in captured.err  # asking, then scoring: done/total
     (store,) = list_runs(tmp_path / "runs")
     manifest = store.read_manifest()
     assert manifest.kind == "static" and manifest.status == "finished" and manifest.models["judge"] == "rulejudge/squad"
@@ -134,3 +136,26 @@ def test_static_stops_with_one_error_when_the_target_is_down(
     manifest = run.read_manifest()
     assert manifest.status == "failed" and "never answered" in (manifest.error or "")
     assert 3 <= len(run.conversations().records) < 30  # stopped early; what was asked is on disk
+
+
+def test_a_bug_while_asking_marks_the_static_run_failed_with_the_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragdive.cli import static
+
+    async def broken(*args: object, **kwargs: object) -> tuple[int, int]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(static, "ask_dataset", broken)
+    config = tmp_path / "exp.yaml"
+    config.write_text(
+        f"output_dir: {tmp_path / 'runs'}\ntarget: {{type: python, callable: 'tests.pipeline.helpers:answer'}}\n"
+    )
+    dataset = tmp_path / "q.csv"
+    dataset.write_text("question,answer\nq?,a\n")
+    assert main(["static", str(dataset), "--target", str(config), "--no-evaluate"]) == 1
+    assert "this is a bug in ragdive" in capsys.readouterr().err
+    (run,) = list_runs(tmp_path / "runs")
+    manifest = run.read_manifest()
+    assert manifest.status == "failed" and manifest.error == "RuntimeError: boom"
+    assert manifest.process is not None  # the session that ran it is recorded

@@ -51,6 +51,7 @@ def test_run_simulates_and_scores_into_one_run_directory(tmp_path: Path, capsys:
     assert (run_dir / "conversations.jsonl").is_file() and (run_dir / "evaluations.jsonl").is_file()
     assert "per-metric summary" in captured.out and "context_recall" in captured.out
     assert f"{ALL_SCORES} scores written (0 unscored), 0 already scored, {ALL_SCORES} judge calls" in captured.err
+    assert f"{ALL_SCORES}/{ALL_SCORES}" in captured.err  # scoring progress knew the total up front
 
     store = RunStore.open(run_dir)
     manifest = store.read_manifest()
@@ -77,7 +78,12 @@ def test_run_simulates_and_scores_into_one_run_directory(tmp_path: Path, capsys:
     assert both > simulated_only.prompt_tokens + simulated_only.completion_tokens > 0
 
 
-def test_resume_of_a_run_interrupted_while_scoring_finishes_the_evaluation(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("signum", "exit_code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
+def test_resume_of_a_run_interrupted_while_scoring_finishes_the_evaluation(
+    tmp_path: Path, signum: int, exit_code: int
+) -> None:
     config = write_experiment(tmp_path)
     script = "import sys; from ragdive.cli.main import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.Popen(
@@ -94,9 +100,9 @@ def test_resume_of_a_run_interrupted_while_scoring_finishes_the_evaluation(tmp_p
         if files and files[0].read_text().count("\n") >= 2:
             break
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == exit_code, stderr
     assert "--resume" in stderr
     store = RunStore.open(last_line(stdout))
     assert store.read_manifest().status == "interrupted"

@@ -3,6 +3,7 @@ registered as the `simtest` provider in this process (the scripted backend's res
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -29,6 +30,14 @@ def answer(message: str, history: list[dict[str, str]]) -> dict[str, object]:
     if os.environ.get("SIMTEST_SLOW_TARGET"):
         time.sleep(0.2)
     return {"answer": f"I think: {message}", "contexts": [{"text": DOCS[0].text[:80], "source": "harbour"}]}
+
+
+async def block_after_first(message: str, conversation_id: str) -> dict[str, object]:
+    """Answers the first conversation; with SIMTEST_BLOCK set, every later one waits until the run is stopped, so
+    a signal sent once the first conversation is on disk finds exactly one finished, whenever it arrives."""
+    if os.environ.get("SIMTEST_BLOCK") and not conversation_id.startswith("c0000-"):
+        await asyncio.sleep(3600)
+    return answer(message, [])
 
 
 def simtest_backend(name: str, **options: object) -> ScriptedModel:
@@ -65,7 +74,12 @@ def simtest() -> Iterator[None]:
     model_registry._registered.pop("simtest", None)
 
 
-def write_setup(tmp_path: Path, corpus_options: str = "", **simulation: object) -> Path:
+def write_setup(
+    tmp_path: Path,
+    corpus_options: str = "",
+    target: str = "tests.simulation.test_cli_simulate:answer",
+    **simulation: object,
+) -> Path:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for doc in DOCS:
@@ -79,7 +93,7 @@ def write_setup(tmp_path: Path, corpus_options: str = "", **simulation: object) 
         "models: {user: simtest/user, validator: simtest/validator}\n"
         f"corpus: {{path: {corpus}{corpus_options}}}\n"
         f"simulation: {sim}\n".replace("'", "")
-        + "target: {type: python, callable: tests.simulation.test_cli_simulate:answer}\n"
+        + f"target: {{type: python, callable: {target}}}\n"
     )
     return config
 
@@ -166,28 +180,38 @@ def test_user_errors_are_one_line(tmp_path: Path, simtest: None, capsys: pytest.
     assert "seed 99" in capsys.readouterr().err
 
 
-def test_ctrl_c_keeps_finished_conversations_and_resume_completes(tmp_path: Path, simtest: None) -> None:
-    config = write_setup(tmp_path, conversations=6, max_turns=2, concurrency=1)
-    script = (
-        "import sys; from tests.simulation.test_cli_simulate import register; register(); "
-        "from ragdive.cli.main import main; sys.exit(main(sys.argv[1:]))"
-    )
-    env = {**os.environ, "SIMTEST_SLOW_TARGET": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script, "simulate", str(config)],
+SIMULATE_SCRIPT = (
+    "import sys; from tests.simulation.test_cli_simulate import register; register(); "
+    "from ragdive.cli.main import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def start_simulate(config: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    """`ragdive simulate` in its own interpreter (with the simtest models registered), as a user runs it."""
+    return subprocess.Popen(
+        [sys.executable, "-c", SIMULATE_SCRIPT, "simulate", str(config)],
         cwd=ROOT,
-        env=env,
+        env={**os.environ, **env},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    runs = tmp_path / "runs"
+
+
+def wait_for_conversations(runs: Path, count: int) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         files = list(runs.glob("*/conversations.jsonl"))
-        if files and files[0].read_text().count("\n") >= 1:
-            break
+        if files and files[0].read_text().count("\n") >= count:
+            return
         time.sleep(0.05)
+    raise AssertionError(f"no {count} conversation(s) written under {runs} within 60 s")
+
+
+def test_ctrl_c_keeps_finished_conversations_and_resume_completes(tmp_path: Path, simtest: None) -> None:
+    config = write_setup(tmp_path, conversations=6, max_turns=2, concurrency=1)
+    proc = start_simulate(config, {"SIMTEST_SLOW_TARGET": "1"})
+    wait_for_conversations(tmp_path / "runs", 1)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
@@ -201,3 +225,43 @@ def test_ctrl_c_keeps_finished_conversations_and_resume_completes(tmp_path: Path
     ids = [c.id for c in store.conversations().records]
     assert len(ids) == 6 == len(set(ids))
     assert store.read_manifest().status == "finished"
+
+
+BLOCKING_TARGET = "tests.simulation.test_cli_simulate:block_after_first"
+
+
+def test_sigterm_marks_the_run_interrupted_exits_143_and_resume_completes(tmp_path: Path, simtest: None) -> None:
+    config = write_setup(tmp_path, target=BLOCKING_TARGET, conversations=3, max_turns=2, concurrency=1)
+    proc = start_simulate(config, {"SIMTEST_BLOCK": "1"})
+    wait_for_conversations(tmp_path / "runs", 1)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    assert "--resume" in stderr and "Traceback" not in stderr
+    store = RunStore.open(Path(stdout.strip().splitlines()[-1]))
+    manifest = store.read_manifest()
+    assert manifest.status == "interrupted" and manifest.totals.conversations == 1
+    assert manifest.process is not None and manifest.process.pid == proc.pid
+    assert [c.index for c in store.conversations().records] == [0]
+
+    assert main(["simulate", str(config), "--resume", str(store.path)]) == 0  # no SIMTEST_BLOCK here
+    assert sorted(c.index for c in store.conversations().records) == [0, 1, 2]
+    assert store.read_manifest().status == "finished"
+
+
+def test_a_killed_run_shows_as_stale(tmp_path: Path, simtest: None, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_setup(tmp_path, target=BLOCKING_TARGET, conversations=3, max_turns=2, concurrency=1)
+    proc = start_simulate(config, {"SIMTEST_BLOCK": "1"})
+    wait_for_conversations(tmp_path / "runs", 1)
+    [run_dir] = (tmp_path / "runs").iterdir()
+    assert main(["runs", "list", str(tmp_path / "runs")]) == 0
+    assert " running " in capsys.readouterr().out  # alive: the manifest is right
+    proc.kill()  # SIGKILL: the process cannot record anything
+    proc.communicate(timeout=60)
+    store = RunStore.open(run_dir)
+    assert store.read_manifest().status == "running"
+    assert main(["runs", "list", str(tmp_path / "runs")]) == 0
+    assert " stale " in capsys.readouterr().out
+    assert main(["runs", "show", str(run_dir)]) == 0
+    assert "status stale" in capsys.readouterr().out
+    assert store.read_manifest().status == "running"  # shown, never rewritten by a reader

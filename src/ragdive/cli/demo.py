@@ -10,8 +10,8 @@ from ..config import ROLES
 from ..demo import NOTICE, demo_config
 from ..pipeline import with_overrides
 from ._judging import console as out
+from ._progress import console
 from .run import run_pipeline
-from .simulate import console
 
 
 def demo_cmd(

@@ -13,6 +13,7 @@ from ..evaluation.stats import RunScores
 from ..pipeline import build_evaluator, evaluate_store, parse_metrics, settings_from_manifest
 from ..store import RunStore
 from ._judging import GROUPINGS, console, print_grouped, print_summary
+from ._progress import ScoringProgress, progress_display
 
 
 def evaluate_cmd(
@@ -34,7 +35,12 @@ def evaluate_cmd(
         raise ConfigError(f"--by {bad[0]!r}: use one of {', '.join(GROUPINGS)}")
     concurrency = concurrency or settings.evaluation.concurrency
     evaluator = build_evaluator(settings, model, names, concurrency)
-    result = asyncio.run(evaluate_store(evaluator, store, retry_failed=retry_failed))
+    progress = progress_display()
+    scoring = ScoringProgress(progress)
+    with progress:
+        result = asyncio.run(
+            evaluate_store(evaluator, store, retry_failed=retry_failed, on_start=scoring.start, on_score=scoring.score)
+        )
     console.print(
         f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "
         f"{result.judge_calls} judge calls",

@@ -11,6 +11,7 @@ from rich.markup import escape
 from .._version import __version__
 from ..errors import RagdiveError
 from . import compare, config_cmd, demo, evaluate, models_cmd, run, runs, serve_rag, simulate, static
+from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
 
 app = typer.Typer(
     name="ragdive",
@@ -49,12 +50,20 @@ def _root(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point: user errors are one line and exit 2; bugs exit 1 with a hint."""
+    """Console entry point: user errors are one line and exit 2; bugs exit 1 with a hint; Ctrl-C exits 130 and
+    SIGTERM, which stops a run the same way, 143."""
+    with sigterm_as_interrupt() as stop:
+        return _main(argv, stop)
+
+
+def _main(argv: list[str] | None, stop: Stop) -> int:
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
         app(args=argv, standalone_mode=True)
     except SystemExit as exc:
-        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+        code = int(exc.code or 0) if not isinstance(exc.code, str) else 1
+        # typer turns KeyboardInterrupt into exit 130 itself; after a SIGTERM that is ours to say
+        return stop.exit_code if code == EXIT_INTERRUPTED else code
     except RagdiveError as exc:
         if debug:
             err_console.print_exception()
@@ -65,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
             err_console.print(f"  {line}", markup=False)
         return exc.exit_code
     except KeyboardInterrupt:
-        err_console.print("interrupted")
-        return 130
+        err_console.print("terminated (SIGTERM)" if stop.terminated else "interrupted")
+        return stop.exit_code
     except Exception as exc:  # a bug: say so briefly, keep the traceback for --debug
         if debug:
             err_console.print_exception()

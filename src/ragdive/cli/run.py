@@ -6,31 +6,13 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.progress import Progress, TaskID
 
 from ..config import ExperimentConfig, load_config
 from ..evaluation.stats import RunScores
 from ..pipeline import PipelineOutcome, prepare_experiment, run_experiment, with_overrides
-from ..records import Score
 from ._judging import print_summary
-from .simulate import EXIT_BUDGET, ProgressObserver, console, describe_outcome, progress_display
-
-
-class ScoringProgress:
-    """The second progress line: scores written so far (the total is only known inside the evaluator)."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.task: TaskID | None = None
-        self.unscored = 0
-
-    def start(self) -> None:
-        self.task = self.progress.add_task("scores", total=None, stats="")
-
-    def score(self, score: Score) -> None:
-        self.unscored += 0 if score.scored else 1
-        if self.task is not None:
-            self.progress.update(self.task, advance=1, stats=f"unscored {self.unscored}")
+from ._progress import ProgressObserver, ScoringProgress, console, progress_display
+from .simulate import EXIT_BUDGET, describe_outcome
 
 
 def run_pipeline(

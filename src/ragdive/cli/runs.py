@@ -10,7 +10,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ..store import RunStore, list_runs
+from ..records import RunManifest
+from ..store import RunStore, list_runs, process_alive, shown_status
 
 app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True)
 # a pipe gets 160 columns, not rich's 80, so tables are not truncated in logs and tests
@@ -37,7 +38,7 @@ def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding
             m.run_id,
             m.created.strftime("%Y-%m-%d %H:%M"),
             m.kind,
-            m.status,
+            shown_status(m),
             str(t.conversations),
             str(t.turns),
             str(t.rejections),
@@ -55,7 +56,7 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
     cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
     lines = [
         f"run        {m.run_id}" + (f"  ({m.name})" if m.name else ""),
-        f"kind       {m.kind}    status {m.status}    schema v{m.schema_version}    ragdive {m.package_version}",
+        f"kind       {m.kind}    status {shown_status(m)}    schema v{m.schema_version}    ragdive {m.package_version}",
         f"created    {m.created:%Y-%m-%d %H:%M:%S} UTC    updated {m.updated:%Y-%m-%d %H:%M:%S} UTC",
         f"target     {m.target or '-'}",
         "models     " + (", ".join(f"{role}={name}" for role, name in m.models.items()) or "-"),
@@ -64,6 +65,8 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
         f"usage      {t.prompt_tokens} prompt + {t.completion_tokens} completion tokens, cost {cost}",
         f"scores     {t.scores} ({t.unscored} unscored)",
     ]
+    if m.process is not None:
+        lines.append(f"process    {_describe_process(m)}")
     if m.error:
         lines.append(f"error      {m.error}")
     for line in lines:
@@ -71,3 +74,15 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
     for name, result in (("conversations.jsonl", store.conversations()),):
         for problem in result.problems:
             console.print(f"warning    {name}: {problem}", markup=False)
+
+
+def _describe_process(m: RunManifest) -> str:
+    """Who runs (or last ran) the run, and for a run marked running, whether that process is still there."""
+    assert m.process is not None
+    where = f"pid {m.process.pid} on {m.process.host}"
+    if m.status != "running":
+        return f"{where} (last session)"
+    alive = process_alive(m.process)
+    if alive is None:
+        return f"{where}: another host, so ragdive cannot tell whether it still runs"
+    return f"{where}: running" if alive else f"{where}: gone without recording how it stopped (stale)"

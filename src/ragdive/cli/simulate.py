@@ -3,65 +3,16 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ..config import load_config
 from ..pipeline import with_overrides
-from ..records import Conversation, Rejection, Totals, Turn
-from ..simulation import RunObserver, RunOutcome, prepare_run, run_simulation
+from ..simulation import RunOutcome, prepare_run, run_simulation
+from ._progress import ProgressObserver, console, progress_display
 
-# progress goes to stderr; stdout carries the run directory, so `run=$(ragdive simulate x.yaml)` works
-console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
 EXIT_BUDGET = 3
-
-
-class ProgressObserver(RunObserver):
-    """Live progress: conversations done, turns, rejections by category, tokens, cost."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.task = progress.add_task("conversations", total=None, stats="")
-        self.turns = 0
-        self.categories: Counter[str] = Counter()
-        self.rejections = 0
-        self.totals = Totals()
-
-    def started(self, total: int, already_done: int, totals: Totals) -> None:
-        # a resumed run starts from what is already on disk (rejection categories: counted from now on)
-        self.totals, self.turns, self.rejections = totals, totals.turns, totals.rejections
-        self.progress.update(self.task, total=total, completed=already_done)
-        self._refresh()
-
-    def turn(self, conversation_id: str, turn: Turn) -> None:
-        self.turns += 1
-        self._refresh()
-
-    def rejection(self, rejection: Rejection) -> None:
-        self.rejections += 1
-        names = [str(c) for c in rejection.categories] or ["uncategorised"]
-        self.categories.update(names)
-        self._refresh()
-
-    def conversation(self, conversation: Conversation, totals: Totals) -> None:
-        self.totals = totals
-        self.progress.advance(self.task)
-        self._refresh()
-
-    def _refresh(self) -> None:
-        t = self.totals
-        by_category = ", ".join(f"{name} {n}" for name, n in self.categories.most_common())
-        cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
-        stats = (
-            f"turns {self.turns} | rejections {self.rejections}"
-            + (f" ({by_category})" if by_category else "")
-            + f" | tokens {t.prompt_tokens + t.completion_tokens} | cost {cost}"
-        )
-        self.progress.update(self.task, stats=stats)
 
 
 def describe_outcome(outcome: RunOutcome) -> str:
@@ -70,20 +21,6 @@ def describe_outcome(outcome: RunOutcome) -> str:
     return (
         f"{outcome.status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
         f"{t.errors} errors, {t.prompt_tokens + t.completion_tokens} tokens, cost {cost}"
-    )
-
-
-def progress_display() -> Progress:
-    """The live progress lines (on stderr): a bar per stage with its counts and a free-text `stats` field."""
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[stats]}"),
-        console=console,
-        transient=False,
     )
 
 

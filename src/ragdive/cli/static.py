@@ -4,7 +4,9 @@ metrics, write a run of kind "static" next to the dynamic ones."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -12,14 +14,16 @@ from ..config import ExperimentConfig, load_config
 from ..errors import ConfigError, RagdiveError
 from ..evaluation import Evaluator
 from ..evaluation.metrics import check_metric_names, configured_metrics
-from ..evaluation.static import ask_dataset, load_static_dataset
+from ..evaluation.static import StaticItem, ask_dataset, load_static_dataset
 from ..evaluation.stats import RunScores
 from ..models import ModelContext, apply_model_overrides, models_for_roles
 from ..models.selfcheck import check_local_models
 from ..pipeline import build_judge, evaluate_store, parse_metrics
+from ..records import Conversation
 from ..store import RunStore
 from ..targets import Target, build_experiment_target
 from ._judging import console, print_summary
+from ._progress import AskingProgress, ScoringProgress, progress_display
 
 
 def static_cmd(
@@ -57,15 +61,23 @@ def static_cmd(
         target=system.describe(),
         seed=cfg.seed,
         models={"judge": judge.name} if judge else {},
-        status="running",
     )
+    store.mark_running()
     console.print(f"run {store.path}: asking {len(items)} questions", markup=False)
     status, error = "failed", None
+    progress = progress_display()
     try:
-        asked, errors = asyncio.run(_ask(system, items, store, cfg.seed, cfg.simulation.concurrency, local))
+        with progress:
+            asking = AskingProgress(progress, len(items))
+            asked, errors = asyncio.run(
+                _ask(system, items, store, cfg.seed, cfg.simulation.concurrency, asking.conversation, local)
+            )
+            if judge is not None:
+                scoring = ScoringProgress(progress)
+                evaluator = Evaluator(judge, names)
+                result = asyncio.run(evaluate_store(evaluator, store, on_start=scoring.start, on_score=scoring.score))
         console.print(f"{asked} questions asked, {errors} target errors", markup=False)
         if judge is not None:
-            result = asyncio.run(evaluate_store(Evaluator(judge, names), store))
             console.print(f"{result.written} scores ({result.unscored} unscored), {result.judge_calls} judge calls")
         status = "finished"
     except KeyboardInterrupt:
@@ -73,6 +85,9 @@ def static_cmd(
         raise
     except RagdiveError as exc:
         error = str(exc)
+        raise
+    except Exception as exc:  # a bug: still say in the manifest why the run stopped
+        error = f"{type(exc).__name__}: {exc}"
         raise
     finally:
         store.update_manifest(status=status, error=error)
@@ -90,10 +105,18 @@ def _target_model(cfg: ExperimentConfig, overrides: list[str], context: ModelCon
 
 
 async def _ask(
-    system: Target, items: list, store: RunStore, seed: int, concurrency: int, local: list
-) -> tuple[int, int]:  # type: ignore[type-arg]
+    system: Target,
+    items: list[StaticItem],
+    store: RunStore,
+    seed: int,
+    concurrency: int,
+    on_conversation: Callable[[Conversation], None],
+    local: list[Any],
+) -> tuple[int, int]:
     try:
         await check_local_models(local)  # a broken embedded model fails here, before any question is asked
-        return await ask_dataset(system, items, store, seed=seed, concurrency=concurrency)
+        return await ask_dataset(
+            system, items, store, seed=seed, concurrency=concurrency, on_conversation=on_conversation
+        )
     finally:
         await system.aclose()

@@ -89,10 +89,12 @@ class Evaluator:
         store: RunStore,
         *,
         retry_judge_failures: bool = False,
+        on_start: Callable[[int, int], None] | None = None,
         on_score: Callable[[Score], None] | None = None,
     ) -> EvaluationResult:
         """Score what is not scored yet. With ``retry_judge_failures``, items the judge failed on are asked again
-        (the new line supersedes the old one for every reader)."""
+        (the new line supersedes the old one for every reader). ``on_start(total, done)``: the run's items and
+        how many of them were already scored, once they are counted (progress shows done/total)."""
         manifest = store.read_manifest()
         result = EvaluationResult()
         conversations = store.conversations().records
@@ -102,6 +104,8 @@ class Evaluator:
         if not multi_turn and self.conversation_metrics:
             result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
         jobs, result.skipped = self.jobs(conversations, done, multi_turn=multi_turn)
+        if on_start:
+            on_start(len(jobs) + result.skipped, result.skipped)
         calls_before, usage_before = self.judge.calls, getattr(self.judge, "usage", None)
         tasks = [asyncio.ensure_future(job()) for job in jobs]
         try:

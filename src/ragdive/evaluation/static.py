@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,9 +115,16 @@ async def ask_one(target: Target, item: StaticItem, index: int, seed: int) -> Co
 
 
 async def ask_dataset(
-    target: Target, items: list[StaticItem], store: RunStore, *, seed: int = 0, concurrency: int = 4
+    target: Target,
+    items: list[StaticItem],
+    store: RunStore,
+    *,
+    seed: int = 0,
+    concurrency: int = 4,
+    on_conversation: Callable[[Conversation], None] | None = None,
 ) -> tuple[int, int]:
-    """Ask every question not yet in the store; write each conversation as it finishes. Returns (asked, errors)."""
+    """Ask every question not yet in the store; write each conversation as it finishes (and tell
+    ``on_conversation``). Returns (asked, errors)."""
     done = store.finished_conversation_ids()
     slots = asyncio.Semaphore(concurrency)
 
@@ -132,6 +140,8 @@ async def ask_dataset(
         for finished in asyncio.as_completed(tasks):
             conversation = await finished
             store.append_conversation(conversation)
+            if on_conversation:
+                on_conversation(conversation)
             asked += 1
             errors += conversation.status == "error"
             first_error = first_error or conversation.error

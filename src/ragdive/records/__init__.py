@@ -14,7 +14,7 @@ from .conversation import (
     Verdict,
 )
 from .corpus import Document, Persona
-from .manifest import SCHEMA_VERSION, RunManifest, Totals
+from .manifest import SCHEMA_VERSION, RunManifest, RunProcess, Totals
 from .scoring import Score
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "QuestionType",
     "Rejection",
     "RunManifest",
+    "RunProcess",
     "Score",
     "TargetReply",
     "Totals",

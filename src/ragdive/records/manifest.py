@@ -34,6 +34,20 @@ class Totals(Record):
     """Scores the judge could not give."""
 
 
+class RunProcess(Record):
+    """The process that last started or resumed a run: lets a reader tell a live run from one whose process
+    died without saying so (see ragdive.store.liveness)."""
+
+    pid: int
+    """Process id."""
+    host: str
+    """Host name (a pid means nothing on another machine)."""
+    start_ticks: int | None = None
+    """Process start time in clock ticks since boot (/proc/<pid>/stat), where readable: tells a reused pid."""
+    boot_id: str | None = None
+    """Linux boot id, where readable: after a reboot no process of before is alive."""
+
+
 class RunManifest(Record):
     """manifest.json: what a run is, how it was configured, and where it got to."""
 
@@ -65,3 +79,5 @@ class RunManifest(Record):
     """Counters."""
     error: str | None = None
     """Why the run failed, when it did."""
+    process: RunProcess | None = None
+    """Who runs it (or ran it last); absent in manifests written before ragdive recorded it."""

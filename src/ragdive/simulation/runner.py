@@ -116,14 +116,14 @@ class SimulationRunner:
         cancellation (after recording ``interrupted``) and bugs (after recording ``failed``)."""
         done = self._load_totals()
         todo = [p for p in self.plans if p.id not in done]
-        self.store.update_manifest(status="running", error=None, totals=self.totals)
+        self.observer.started(len(self.plans), len(self.plans) - len(todo), self.totals.model_copy())
+        self.store.mark_running(error=None, totals=self.totals)
         if self.preflight is not None:
             try:
                 await self.preflight()  # the local model's self-check: a broken build fails here, in seconds
             except ModelError as exc:
                 self._finish("failed", str(exc))
                 raise
-        self.observer.started(len(self.plans), len(self.plans) - len(todo), self.totals.model_copy())
         queue = iter(todo)
         self._stop_after_failures = min(TARGET_FAILURES_BEFORE_STOP, len(todo)) or 1
         try:

@@ -1,6 +1,7 @@
 """The run store: the only code that writes run files."""
 
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
+from .liveness import process_alive, shown_status, this_process
 from .run import (
     CONVERSATIONS,
     EVALUATIONS,
@@ -24,6 +25,9 @@ __all__ = [
     "RunStore",
     "list_runs",
     "new_run_id",
+    "process_alive",
     "read_jsonl",
+    "shown_status",
+    "this_process",
     "write_json_atomic",
 ]

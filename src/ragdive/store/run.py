@@ -17,6 +17,7 @@ from ..records import Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
+from .liveness import this_process
 
 MANIFEST = "manifest.json"
 CONVERSATIONS = "conversations.jsonl"
@@ -114,6 +115,11 @@ class RunStore:
         manifest = RunManifest.model_validate(data)
         self.write_manifest(manifest)
         return manifest
+
+    def mark_running(self, **changes: Any) -> RunManifest:
+        """Status ``running``, stamped with this process (pid, host): a session starts or resumes the run. If the
+        process dies without recording how it stopped, readers can tell (see liveness.shown_status)."""
+        return self.update_manifest(status="running", process=this_process(), **changes)
 
     # -- appending ---------------------------------------------------------------------------------------------
     def append_conversation(self, conversation: Conversation) -> None:

@@ -1,0 +1,66 @@
+"""The live progress lines fit an 80-column terminal: bar and counts first, the rejections by category only where
+there is room, and done/total while scoring."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from ragdive.cli._progress import AskingProgress, ProgressObserver, ScoringProgress, fit, progress_display
+from ragdive.records import FailedCheck, Rejection, Score, Totals
+
+from .factories import make_conversation, make_draft
+
+
+def render(width: int) -> list[str]:
+    """Every stage's line at a realistic size, as a terminal of ``width`` columns shows it."""
+    screen = Console(width=width, record=True, file=io.StringIO(), force_terminal=True)
+    progress = progress_display(screen)
+    simulation = ProgressObserver(progress)
+    simulation.started(400, 123, Totals(turns=600, rejections=40, prompt_tokens=1_234_567, cost_usd=12.5))
+    for category in (FailedCheck.NOT_STANDALONE, FailedCheck.WRONG_TYPE, FailedCheck.NOT_STANDALONE):
+        simulation.rejection(
+            Rejection(
+                conversation_id="c", turn_index=1, attempt=1, categories=[category], reason="no", draft=make_draft()
+            )
+        )
+    scoring = ScoringProgress(progress)
+    scoring.start(2400, 40)
+    scoring.score(Score(conversation_id="c", turn_index=0, metric="faithfulness", value=1.0))
+    scoring.score(Score.unscored(conversation_id="c", metric="correctness", reason="judge output unusable"))
+    AskingProgress(progress, 500).conversation(make_conversation())
+    screen.print(progress.get_renderable())
+    return screen.export_text().splitlines()
+
+
+def test_at_80_columns_every_line_fits_with_bar_and_counts_first() -> None:
+    lines = render(80)
+    assert len(lines) == 3
+    assert all(len(line) <= 80 for line in lines), lines
+    simulating, scoring, asking = lines
+    assert "simulating" in simulating and "123/400" in simulating and "━" in simulating
+    assert "turns 600 | rejections 43" in simulating
+    assert "not_standalone" not in simulating  # no room for the breakdown
+    assert "scoring" in scoring and "  42/2400" in scoring and "unscored 1" in scoring  # done/total
+    assert "1/500" in asking and "target errors 0" in asking
+
+
+def test_a_wide_terminal_shows_the_rejections_by_category() -> None:
+    simulating = render(200)[0]
+    assert "rejections 43 (not_standalone 2, wrong_type 1) | tokens 1234567 | cost $12.5000" in simulating
+    assert len(simulating) <= 200
+
+
+@pytest.mark.parametrize("width", [40, 60, 100, 120])
+def test_no_line_is_wider_than_the_terminal(width: int) -> None:
+    assert all(len(line) <= width for line in render(width))
+
+
+def test_fit_takes_the_richest_choice_that_fits() -> None:
+    choices = ["a much longer one", "shorter", "s"]
+    assert fit(choices, 80) == "a much longer one"
+    assert fit(choices, 7) == "shorter"
+    assert fit(choices, 0) == ""
+    assert fit([], 10) == ""
