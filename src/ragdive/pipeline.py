@@ -107,6 +107,7 @@ async def evaluate_store(
     store: RunStore,
     *,
     retry_failed: bool = False,
+    rescore_changed: bool = False,
     on_start: Callable[[int, int], None] | None = None,
     on_score: Callable[[Score], None] | None = None,
 ) -> EvaluationResult:
@@ -115,7 +116,11 @@ async def evaluate_store(
     try:
         await check_local_models([evaluator.judge.model])  # once per worker: free after the simulation's check
         return await evaluator.evaluate_run(
-            store, retry_judge_failures=retry_failed, on_start=on_start, on_score=on_score
+            store,
+            retry_judge_failures=retry_failed,
+            rescore_changed=rescore_changed,
+            on_start=on_start,
+            on_score=on_score,
         )
     finally:
         await evaluator.judge.model.aclose()

@@ -157,3 +157,25 @@ async def test_unusable_judge_answers_still_count_their_tokens() -> None:
     with pytest.raises(JudgeError):
         await judge.ask("correctness", Verdict, question="q", ground_truth="g", answer="a", unanswerable=False)
     assert judge.failures == 1 and judge.usage.completion_tokens == 5
+
+
+async def test_scores_of_an_older_metric_version_are_named_and_rescored_on_request(tmp_path: Path) -> None:
+    store = make_run(tmp_path, n=2, turns=1)
+    model, backend = scripted_judge()
+    await Evaluator(Judge(model), ["correctness"]).evaluate_run(store)
+    # Pretend the first conversation's verdict came from an earlier prompt: rewrite its fingerprint on disk.
+    path = store.path / "evaluations.jsonl"
+    lines = path.read_text().splitlines()
+    lines[0] = lines[0].replace('"prompt_fingerprint":"', '"prompt_fingerprint":"old')
+    path.write_text("\n".join(lines) + "\n")
+
+    kept = await Evaluator(Judge(model), ["correctness"]).evaluate_run(store)
+    assert kept.written == 0 and kept.changed == {"correctness": 1}
+    assert any("another version" in note and "--rescore-changed" in note for note in kept.notes)
+
+    calls = len(backend.calls)
+    redone = await Evaluator(Judge(model), ["correctness"]).evaluate_run(store, rescore_changed=True)
+    assert redone.written == 1 and redone.skipped == 1 and len(backend.calls) == calls + 1
+    assert not any("another version" in note for note in redone.notes)
+    again = await Evaluator(Judge(model), ["correctness"]).evaluate_run(store)
+    assert again.changed == {} and again.written == 0  # the new line supersedes the old one

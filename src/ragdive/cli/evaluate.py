@@ -23,6 +23,9 @@ def evaluate_cmd(
     metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated metric names (default: config)."),
     concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Judge calls in flight."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Ask the judge again where it failed before."),
+    rescore_changed: bool = typer.Option(
+        False, "--rescore-changed", help="Score again items scored by another version of their metric or prompt."
+    ),
     by: list[str] = typer.Option([], "--by", help="Also summarise by turn, question_type or persona (repeatable)."),
 ) -> None:
     """Score RUN: writes evaluations.jsonl (skipping items already scored), updates the manifest totals and prints
@@ -39,7 +42,14 @@ def evaluate_cmd(
     scoring = ScoringProgress(progress)
     with progress:
         result = asyncio.run(
-            evaluate_store(evaluator, store, retry_failed=retry_failed, on_start=scoring.start, on_score=scoring.score)
+            evaluate_store(
+                evaluator,
+                store,
+                retry_failed=retry_failed,
+                rescore_changed=rescore_changed,
+                on_start=scoring.start,
+                on_score=scoring.score,
+            )
         )
     console.print(
         f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "

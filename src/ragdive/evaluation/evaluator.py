@@ -4,6 +4,7 @@ finishes. A killed evaluation resumes where it stopped and never scores an item 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -44,6 +45,8 @@ class EvaluationResult:
     """Items already scored by an earlier call (resume)."""
     judge_calls: int = 0
     notes: list[str] = field(default_factory=list)
+    changed: dict[str, int] = field(default_factory=dict)
+    """Per metric: stored scores made by another version of it (rescored only when asked)."""
 
 
 class Evaluator:
@@ -79,6 +82,19 @@ class Evaluator:
                     pending.append(_conversation_job(cm, self.judge, conv))
         return pending, skipped
 
+    def changed_scores(self, existing: list[Score]) -> list[Score]:
+        """Scores of this evaluator's metrics whose version or prompt fingerprint is not the current one (a score
+        from before versions were recorded counts as changed: nothing says which prompt made it)."""
+        metrics: list[TurnMetric | ConversationMetric] = [*self.turn_metrics, *self.conversation_metrics]
+        current = {m.name: m.identity() for m in metrics}
+        return [
+            s
+            for s in existing
+            if s.metric in current
+            and (s.metric_version, s.prompt_fingerprint)
+            != (current[s.metric]["metric_version"], current[s.metric]["prompt_fingerprint"])
+        ]
+
     async def score_conversations(self, conversations: list[Conversation]) -> list[Score]:
         """Score in memory (tests, benchmarks); `evaluate_run` is the one that writes."""
         jobs, _ = self.jobs(conversations, set())
@@ -89,17 +105,33 @@ class Evaluator:
         store: RunStore,
         *,
         retry_judge_failures: bool = False,
+        rescore_changed: bool = False,
         on_start: Callable[[int, int], None] | None = None,
         on_score: Callable[[Score], None] | None = None,
     ) -> EvaluationResult:
         """Score what is not scored yet. With ``retry_judge_failures``, items the judge failed on are asked again
-        (the new line supersedes the old one for every reader). ``on_start(total, done)``: the run's items and
-        how many of them were already scored, once they are counted (progress shows done/total)."""
+        (the new line supersedes the old one for every reader); with ``rescore_changed``, so are items scored by
+        another version of their metric (version or prompt fingerprint differs from the registry's).
+        ``on_start(total, done)``: the run's items and how many of them were already scored, once they are counted
+        (progress shows done/total)."""
         manifest = store.read_manifest()
         result = EvaluationResult()
         conversations = store.conversations().records
         existing = latest_scores(store.scores().records)
-        done = {score_key(s) for s in existing if not (retry_judge_failures and judge_failed(s))}
+        changed = self.changed_scores(existing)
+        for metric_name, count in sorted(Counter(s.metric for s in changed).items()):
+            result.changed[metric_name] = count
+            if not rescore_changed:
+                result.notes.append(
+                    f"{count} {metric_name} score(s) were made by another version of the metric (its rule or prompt "
+                    "changed since); they are kept as they are: --rescore-changed scores them again"
+                )
+        redo = {score_key(s) for s in changed} if rescore_changed else set()
+        done = {
+            score_key(s)
+            for s in existing
+            if not (retry_judge_failures and judge_failed(s)) and score_key(s) not in redo
+        }
         multi_turn = manifest.kind != "static"
         if not multi_turn and self.conversation_metrics:
             result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
