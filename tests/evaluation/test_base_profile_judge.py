@@ -13,6 +13,7 @@ from ragdive.evaluation.judge import load_prompt
 from ragdive.models import Model, ScriptedModel
 from ragdive.models.profiles import bounded_schema
 from ragdive.models.prompting import render_transcript
+from ragdive.models.structured import schema_text
 from ragdive.testing.schema_example import example_for_schema
 from tests.factories import make_conversation
 
@@ -55,6 +56,9 @@ async def test_scoring_runs_on_the_base_prompts_with_bounded_schemas_and_valid_e
         assert (system.role, example_q.role, example_a.role, asked.role) == ("system", "user", "assistant", "user")
         original = call.schema.__mro__[1]  # type: ignore[union-attr]
         bounded_schema(original).model_validate_json(example_a.content)  # the example obeys the default bounds
+        # and writes its keys in the order the grammar makes the model write them (compiled from schema_text)
+        grammar_order = list(json.loads(schema_text(call.schema))["properties"])  # type: ignore[arg-type]
+        assert list(json.loads(example_a.content)) == grammar_order
         assert render_transcript(call.messages).endswith("\nAssistant:")
     correctness = next(
         c

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from ragdive.config.models import ModelSpec
 from ragdive.models import Message, Model, ScriptedModel
 from ragdive.models.prompting import render_transcript
+from ragdive.models.structured import schema_text
 from ragdive.records import Document
 from ragdive.simulation import DialogueSettings, Generator, Validator, run_dialogue
 from ragdive.simulation.base_drafts import draft_schema, sentences
@@ -58,7 +59,10 @@ def test_the_base_generator_prompt_is_a_few_shot_transcript_whose_example_the_gr
         assert [m.role for m in messages] == ["system", "user", "assistant", "user"]
         assert "Aero fan" in messages[1].content and DOCS[0].text in messages[3].content
         assert render_transcript(messages).endswith(f"Turn {turn_index + 1}.\nAssistant:")
-        example = draft_schema(sentences([EXAMPLE_NOTES]), turn_index, False).model_validate_json(messages[2].content)
+        schema = draft_schema(sentences([EXAMPLE_NOTES]), turn_index, False)
+        example = schema.model_validate_json(messages[2].content)
+        # keys in the order the grammar (compiled from schema_text) makes the model write them
+        assert list(json.loads(messages[2].content)) == list(json.loads(schema_text(schema))["properties"])
         draft = example.to_draft(unanswerable=False)  # type: ignore[attr-defined]
         problems = deterministic_checks(draft, turn_index=turn_index, index=DocumentIndex([EXAMPLE_NOTES]))
         assert problems == []  # the example teaches a draft that passes every deterministic check
@@ -136,3 +140,18 @@ def test_the_chat_profile_keeps_the_chat_prompts() -> None:
         persona=plan().persona, documents=DOCS[:1], history=[], turn_index=0, probe=False
     )
     assert len(messages) == 2 and "Aero fan" not in messages[0].content + messages[1].content
+
+
+def test_the_base_validator_prompt_shows_an_accepted_and_a_rejected_example_the_grammar_allows() -> None:
+    from ragdive.models.profiles import bounded_schema
+    from tests.factories import make_draft
+
+    validator = Validator(base_model("scripted/validator", grammar_answer)[0])
+    messages = validator.messages(make_draft(0), turn_index=0, persona=plan().persona, documents=DOCS, history=[])
+    examples = [m.content for m in messages if m.role == "assistant"]
+    schema = bounded_schema(VerdictOutput)
+    verdicts = [schema.model_validate_json(e) for e in examples]
+    assert [v.valid for v in verdicts] == [True, False]  # type: ignore[attr-defined]
+    for example in examples:
+        assert list(json.loads(example)) == list(json.loads(schema_text(schema))["properties"])
+    assert messages[-1].content.endswith("Answer: answer 0") and "Quote: quote 0" in messages[-1].content
