@@ -83,3 +83,8 @@ def test_a_transcript_prompt_splits_into_messages_and_renders_as_one_completion(
     with pytest.raises(ValueError):
         transcript_messages("<|user|>\n\n<|assistant|>\nx")
     assert isinstance(messages[0], Message)
+
+
+def test_an_exact_bound_asks_for_exactly_that_many_items() -> None:
+    exact = bounded_schema(Outer, list_items=3, exact=True).model_json_schema()["properties"]["items"]
+    assert (exact["minItems"], exact["maxItems"]) == (3, 3)

@@ -79,10 +79,12 @@ class Judge:
 
     def schema_for(self, schema: type[T], list_items: int | None = None) -> type[T]:
         """The schema the model is asked for: bounded in the base profile (``list_items`` when the answer must
-        have that many items, e.g. one verdict per retrieved context)."""
+        have exactly that many items, e.g. one verdict per retrieved context)."""
         if not self.base:
             return schema
-        return bounded_schema(schema, list_items=list_items or LIST_ITEMS)  # type: ignore[return-value]
+        if list_items is not None:
+            return bounded_schema(schema, list_items=list_items, exact=True)  # type: ignore[return-value]
+        return bounded_schema(schema, list_items=LIST_ITEMS)  # type: ignore[return-value]
 
     async def ask(self, prompt: str, schema: type[T], *, list_items: int | None = None, **variables: Any) -> T:
         """Render ``prompt`` with ``variables``, ask for ``schema``. Raises JudgeError (with the model's reason and

@@ -15,7 +15,7 @@ import typing
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from annotated_types import MaxLen
+from annotated_types import MaxLen, MinLen
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
 from ..config.models import ModelSpec
@@ -48,12 +48,13 @@ def resolve_profile(spec: ModelSpec) -> PromptProfile:
 
 @cache
 def bounded_schema(
-    schema: type[BaseModel], text_chars: int = TEXT_CHARS, list_items: int = LIST_ITEMS
+    schema: type[BaseModel], text_chars: int = TEXT_CHARS, list_items: int = LIST_ITEMS, exact: bool = False
 ) -> type[BaseModel]:
     """A subclass of ``schema`` whose string fields have at most ``text_chars`` characters, whose list fields at
     most ``list_items`` items, and whose fields are all required (nested models bounded the same way). An instance
     is still a ``schema``, so the code that reads the answer does not change; the grammar compiled from it writes
-    every field and cannot run past the token budget."""
+    every field and cannot run past the token budget. ``exact``: the top-level lists have exactly ``list_items``
+    items (one verdict per retrieved context: a base model copies its example's count otherwise)."""
     fields: dict[str, Any] = {}
     for name, info in schema.model_fields.items():
         annotation = _bound(info.annotation, text_chars, list_items)
@@ -62,6 +63,9 @@ def bounded_schema(
             own = [m.max_length for m in metadata if getattr(m, "max_length", None) is not None]
             metadata = [m for m in metadata if getattr(m, "max_length", None) is None]
             metadata.append(MaxLen(min([list_items, *own])))
+            if exact:
+                metadata = [m for m in metadata if getattr(m, "min_length", None) is None]
+                metadata.append(MinLen(list_items))
         if metadata:
             annotation = Annotated[(annotation, *metadata)]  # type: ignore[valid-type]
         fields[name] = (annotation, Field(description=info.description))  # required: the grammar writes it
