@@ -100,3 +100,41 @@ async def test_the_self_check_runs_once_per_worker_and_surfaces_a_crash(tmp_path
         await check_local_models([broken])
     scripted = get_model("scripted/x")
     assert await check_local_models([scripted]) == []  # remote and scripted backends have no self-check
+
+
+def test_the_worker_keeps_a_bounded_least_recently_used_grammar_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from ragdive.models.backends import llamacpp_worker
+
+    compiled: list[str] = []
+
+    class FakeLlama:
+        def __init__(self, **_: object) -> None:
+            pass
+
+        def create_completion(self, prompt: str, grammar: object = None, **_: object) -> dict:
+            return {"choices": [{"text": "{}", "finish_reason": "stop"}], "usage": {}}
+
+    class FakeGrammar:
+        @staticmethod
+        def from_json_schema(schema: str, verbose: bool = False) -> str:
+            compiled.append(schema)
+            return schema
+
+    fake = types.SimpleNamespace(Llama=FakeLlama, LlamaGrammar=FakeGrammar)
+    monkeypatch.setitem(sys.modules, "llama_cpp", fake)
+    monkeypatch.setattr(llamacpp_worker, "GRAMMAR_CACHE_SIZE", 2)
+    handle = llamacpp_worker.llama_handler("m.gguf", 512, 1)
+    for schema in ["a", "b", "a", "c", "a", "b"]:
+        handle({"prompt": "x", "schema": schema})
+    # "a" stays (used again before "c" came in), "b" was evicted by "c" and compiled again at the end
+    assert compiled == ["a", "b", "c", "b"]
+
+
+def test_the_embedded_model_decodes_on_every_core_by_default(tmp_path: Path) -> None:
+    model = double(tmp_path)
+    assert model.backend.n_threads == (os.cpu_count() or 1)  # type: ignore[attr-defined]
+    argv = model.backend.worker().argv  # type: ignore[attr-defined]  # not started: workers start at their first call
+    assert argv[argv.index("--n-threads") + 1] == str(os.cpu_count() or 1)

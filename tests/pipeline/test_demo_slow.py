@@ -52,6 +52,19 @@ def test_demo_runs_offline_end_to_end(tmp_path: Path) -> None:
         assert (s.value is not None and 0.0 <= s.value <= 1.0) or (s.value is None and s.unscored_reason), s
         assert s.judge_model == "llamacpp/default"
 
+    # the base prompt profile (chosen for llamacpp/default): quotes come from the documents' own sentences, so no
+    # draft fails the evidence check; turn 1 is `initial` with one question; bounded JSON is never cut off
+    for turn in conversation.turns:
+        for attempt in turn.attempts:
+            assert "evidence_not_in_document" not in attempt.verdict.failed_checks, attempt.verdict.reason
+        assert not any("EOF while parsing" in e for e in turn.generation_errors), turn.generation_errors
+    first = conversation.turns[0]
+    assert first.question_type == "initial" and first.rag_input == first.standalone_question
+    assert not [s for s in scores if "EOF while parsing" in (s.unscored_reason or "")]
+    assert not [s for s in scores if "control character" in (s.unscored_reason or "")]
+    assert "(n=" in proc.stdout  # every mean with its n; one conversation is too few, and the summary says so
+    assert "too few for the mean or its CI to mean anything" in proc.stdout or all(not s.scored for s in scores)
+
     t = manifest.totals
     assert t.conversations == 1 and t.turns == len(conversation.turns)
     assert t.scores == len(scores) and t.unscored == sum(not s.scored for s in scores)

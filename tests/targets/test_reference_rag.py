@@ -171,3 +171,22 @@ async def test_bm25_stems_words_and_returns_nothing_without_a_shared_term(corpus
     assert [c.source for c in stemmed.contexts] == ["bees"]
     nothing = await target.answer("Quantum chromodynamics?", [])
     assert nothing.contexts == [] and "Passages:\n\nQuestion: Quantum" in backend.calls[-1].messages[-1].content
+
+
+async def test_a_base_profile_generator_gets_the_few_shot_answer_prompt_and_stops_at_the_line_end(
+    corpus: Path, tmp_path: Path
+) -> None:
+    from ragdive.config.models import ModelSpec
+
+    backend = ScriptedModel("scripted/generator", responder=lambda messages: "generated answer")
+    model = Model(backend, role="target", spec=ModelSpec(model="scripted/generator", prompt_profile="base"))
+    reply = await rag(corpus, tmp_path, model, history="last:1").answer("How many squares has a chess board?", HISTORY)
+    (call,) = backend.calls
+    system, example_q, example_a, *middle, question = call.messages
+    assert system.role == "system" and (example_q.role, example_a.role) == ("user", "assistant")
+    assert "Aero fan" in example_q.content and example_a.content == "Rinse the filter every two weeks."
+    assert [m.content for m in middle] == ["Q3 about chess?", "A3"]  # the history sits between example and question
+    assert question.content.endswith("Question: How many squares has a chess board?")
+    for number, context in enumerate(reply.contexts, start=1):
+        assert f"[{number}] {context.text}" in question.content
+    assert call.params is not None and call.params.stop == ["\n"]

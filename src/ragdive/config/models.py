@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -47,6 +47,10 @@ class ModelSpec(Section):
     """Price per 1M tokens; overrides the built-in table. Without a price, cost is unknown (never 0)."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Backend-specific options (e.g. n_ctx for llamacpp)."""
+    prompt_profile: Literal["base", "chat"] | None = None
+    """Which prompts the roles send: `chat` (instructions, for instruction-tuned models) or `base` (short
+    completion-style few-shot prompts with tightly bounded JSON, for base models). Unset: `base` for
+    llamacpp/default (the packaged Gemma-3-270M is a base model), `chat` for every other model."""
 
     @model_validator(mode="before")
     @classmethod

@@ -1,5 +1,9 @@
 """The judge: renders a prompt file, asks the `judge` model for a structured answer, and turns every failure into
-a JudgeError that metrics record as *unscored* (never 0)."""
+a JudgeError that metrics record as *unscored* (never 0).
+
+A judge model with the `base` prompt profile gets ``prompts/base/<name>.md`` instead: a completion-style
+transcript with one worked example, and the metric's schema bounded (short reasons, few items, every field
+written; see models/profiles.py), so a base model's grammar-constrained answer is short and never cut off."""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from pydantic import BaseModel
 
 from ..errors import BudgetExceeded, JudgeError, ModelCrashed, ModelError, ModelOutputError
 from ..models import Message, Model
+from ..models.profiles import LIST_ITEMS, bounded_schema
+from ..models.prompting import transcript_messages
 from ..records import Usage
 
 T = TypeVar("T", bound=BaseModel)
@@ -24,13 +30,17 @@ SYSTEM = (
 )
 
 _env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+_base_env = jinja2.Environment(
+    undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False
+)  # transcript prompts: block tags on their own lines leave no blank lines
 
 
 @cache
 def load_prompt(name: str) -> jinja2.Template:
-    """A prompt lives in ``evaluation/prompts/<name>.md`` (jinja2)."""
-    text = resources.files("ragdive.evaluation").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8")
-    return _env.from_string(text)
+    """A prompt lives in ``evaluation/prompts/<name>.md`` (jinja2); a base-profile one in ``prompts/base/``."""
+    parts = f"{name}.md".split("/")
+    text = resources.files("ragdive.evaluation").joinpath("prompts", *parts).read_text(encoding="utf-8")
+    return (_base_env if parts[0] == "base" else _env).from_string(text)
 
 
 def render_prompt(name: str, **variables: Any) -> str:
@@ -54,17 +64,36 @@ class Judge:
     def name(self) -> str:
         return self.model.name
 
-    async def ask(self, prompt: str, schema: type[T], **variables: Any) -> T:
-        """Render ``prompt`` with ``variables``, ask for ``schema``. Raises JudgeError (with the model's reason and
-        the start of its raw output) when the model layer gives up."""
-        messages = [
+    @property
+    def base(self) -> bool:
+        return self.model.prompt_profile == "base"
+
+    def messages(self, prompt: str, **variables: Any) -> list[Message]:
+        """What the judge model is sent for ``prompt`` in its prompt profile."""
+        if self.base:
+            return transcript_messages(render_prompt(f"base/{prompt}", **variables))
+        return [
             Message(role="system", content=SYSTEM),
             Message(role="user", content=render_prompt(prompt, **variables)),
         ]
+
+    def schema_for(self, schema: type[T], list_items: int | None = None) -> type[T]:
+        """The schema the model is asked for: bounded in the base profile (``list_items`` when the answer must
+        have exactly that many items, e.g. one verdict per retrieved context)."""
+        if not self.base:
+            return schema
+        if list_items is not None:
+            return bounded_schema(schema, list_items=list_items, exact=True)  # type: ignore[return-value]
+        return bounded_schema(schema, list_items=LIST_ITEMS)  # type: ignore[return-value]
+
+    async def ask(self, prompt: str, schema: type[T], *, list_items: int | None = None, **variables: Any) -> T:
+        """Render ``prompt`` with ``variables``, ask for ``schema``. Raises JudgeError (with the model's reason and
+        the start of its raw output) when the model layer gives up."""
+        messages = self.messages(prompt, **variables)
         async with self._slots:
             self.calls += 1
             try:
-                completion = await self.model.generate(messages, schema=schema)
+                completion = await self.model.generate(messages, schema=self.schema_for(schema, list_items))
             except (BudgetExceeded, ModelCrashed):
                 raise  # budget spent or the judge's process died: stop, do not mark every remaining item unscored
             except ModelOutputError as exc:

@@ -19,6 +19,7 @@ from ..records import Usage
 from .base import Completion, GenerateParams, Message, ModelBackend
 from .cache import cache_key
 from .context import ModelContext
+from .profiles import PromptProfile, resolve_profile
 from .registry import create_backend
 from .retry import RetryPolicy, is_retryable, retry_after_of
 from .structured import corrective_messages, parse_structured, schema_text
@@ -47,6 +48,8 @@ class Model:
         self.price = price_for(self.spec)
         self._base_params = GenerateParams(**self.spec.params)
         self.provider = self.name.partition("/")[0]
+        self.prompt_profile: PromptProfile = resolve_profile(self.spec)
+        """Which prompts the roles send this model: `base` or `chat` (see profiles.py)."""
 
     @property
     def name(self) -> str:

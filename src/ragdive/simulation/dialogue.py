@@ -23,7 +23,7 @@ from ..records import Attempt, Conversation, Document, Persona, Rejection, Turn,
 from ..records._base import utc_now
 from ..targets import DialogueState, Target
 from .checks import DocumentIndex
-from .generator import Generator, redraft_messages, unreadable_messages
+from .generator import Generator, unreadable_messages
 from .validator import Validator
 
 
@@ -162,7 +162,9 @@ async def _draft_turn(
     outcome = _TurnOutcome(draft=None, attempts=[], generation_errors=[], usage={})
     for attempt in range(1, settings.max_attempts + 1):
         try:
-            draft, usage = await generator.draft(messages, probe=probe, seed=plan.seed)
+            draft, usage = await generator.draft(
+                messages, probe=probe, seed=plan.seed, documents=plan.documents, turn_index=turn_index
+            )
         except ModelOutputError as exc:
             message = str(exc).splitlines()[0][:500] if str(exc) else type(exc).__name__
             outcome.generation_errors.append(message)
@@ -195,7 +197,7 @@ async def _draft_turn(
         )
         rejections.append(rejection)
         observer.rejection(rejection)
-        messages = messages + redraft_messages(draft, verdict, turn_index)
+        messages = messages + generator.redraft_messages(draft, verdict, turn_index)
     if outcome.attempts and settings.on_exhausted == "accept":
         outcome.draft = outcome.attempts[-1].draft
         outcome.overruled = True

@@ -3,6 +3,9 @@
 It sees the persona, the seed document(s) and the conversation so far including the target's last answer, so it
 can react to it. A rejected draft is answered in the same chat with the validator's critique and a redraft is
 asked for; unreadable output gets its own short repair message.
+
+A model with the `base` prompt profile gets a completion-style transcript with a worked example
+(prompts/base/generator.md) and a per-turn schema that quotes the documents' own sentences (base_drafts.py).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..models import GenerateParams, Message, Model
+from ..models.prompting import transcript_messages
 from ..records import Document, Persona, QuestionType, Turn, TurnDraft, Usage, Verdict
 from ._prompts import history_view, render
+from .base_drafts import draft_schema, sentences
 from .checks import CHECK_DESCRIPTIONS
 
 QuestionTypeName = Literal["initial", "follow-up", "clarification", "correction", "comparative"]
@@ -80,6 +85,17 @@ class Generator:
         shared_terms: list[str] | None = None,
     ) -> list[Message]:
         shown, omitted = history_view(history, self.history_window)
+        if self.base:
+            text = render(
+                "base/generator.md",
+                persona=persona,
+                documents=documents,
+                history=shown,
+                omitted=omitted,
+                number=turn_index + 1,
+                probe=probe,
+            )
+            return transcript_messages(text)
         return [
             Message(role="system", content=render("generator_system.md", persona=persona)),
             Message(
@@ -96,16 +112,55 @@ class Generator:
             ),
         ]
 
-    async def draft(self, messages: list[Message], *, probe: bool, seed: int | None = None) -> tuple[TurnDraft, Usage]:
+    @property
+    def base(self) -> bool:
+        return self.model.prompt_profile == "base"
+
+    async def draft(
+        self,
+        messages: list[Message],
+        *,
+        probe: bool,
+        seed: int | None = None,
+        documents: list[Document] | None = None,
+        turn_index: int = 0,
+    ) -> tuple[TurnDraft, Usage]:
         """One draft. Raises ModelOutputError when the model's answer is not a readable draft (the dialogue
-        counts that as a failed attempt)."""
+        counts that as a failed attempt). The base profile's schema needs ``documents`` and ``turn_index``."""
+        schema: type[BaseModel] = ProbeDraftOutput if probe else DraftOutput
+        if self.base and documents is not None:
+            schema = draft_schema(sentences(documents), turn_index, probe)
         completion = await self.model.generate(
-            messages,
-            schema=ProbeDraftOutput if probe else DraftOutput,
-            params=GenerateParams(seed=seed) if seed is not None else None,
+            messages, schema=schema, params=GenerateParams(seed=seed) if seed is not None else None
         )
-        output: DraftOutput = completion.parsed
-        return output.to_draft(unanswerable=probe), completion.usage
+        return completion.parsed.to_draft(unanswerable=probe), completion.usage
+
+    def redraft_messages(self, draft: TurnDraft, verdict: Verdict, turn_index: int) -> list[Message]:
+        """What follows a rejected draft: the draft as the model's answer and the critique."""
+        if not self.base:
+            return redraft_messages(draft, verdict, turn_index)
+        reason = (verdict.reason or "(no reason given)").splitlines()[0][:300]
+        critique = render("base/generator_redraft.md", number=turn_index + 1, reason=reason)
+        return [
+            Message(role="assistant", content=_base_replay(draft, turn_index)),
+            Message(role="user", content=critique),
+        ]
+
+
+def _base_replay(draft: TurnDraft, turn_index: int) -> str:
+    """A draft as a base-profile answer looks (one line, turn 1 with its single question)."""
+    data: dict[str, object] = {
+        "question_type": str(draft.question_type),
+        "evidence": draft.evidence,
+        "ground_truth": draft.ground_truth,
+    }
+    if turn_index == 0:
+        data["question"] = draft.rag_input
+    else:
+        data["standalone_question"] = draft.standalone_question
+        data["rag_input"] = draft.rag_input
+        data["refers_to_turn"] = None if draft.refers_to_turn is None else draft.refers_to_turn + 1
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)  # the key order the grammar writes
 
 
 def redraft_messages(draft: TurnDraft, verdict: Verdict, turn_index: int) -> list[Message]:

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import BudgetExceeded, ModelOutputError
 from ..models import GenerateParams, Message, Model
+from ..models.profiles import bounded_schema
+from ..models.prompting import transcript_messages
 from ..records import Document, FailedCheck, Persona, Turn, TurnDraft, Usage, Verdict
 from ._prompts import history_view, render
 from .checks import CHECK_DESCRIPTIONS, DocumentIndex, deterministic_checks
@@ -68,9 +70,12 @@ class Validator:
             return Verdict(valid=False, reason=reason, failed_checks=categories, checked_by="deterministic"), None
 
         messages = self.messages(draft, turn_index=turn_index, persona=persona, documents=documents, history=history)
+        base = self.model.prompt_profile == "base"
         try:
             completion = await self.model.generate(
-                messages, schema=VerdictOutput, params=GenerateParams(seed=seed) if seed is not None else None
+                messages,
+                schema=bounded_schema(VerdictOutput) if base else VerdictOutput,
+                params=GenerateParams(seed=seed) if seed is not None else None,
             )
         except BudgetExceeded:
             raise
@@ -95,6 +100,8 @@ class Validator:
         history: list[Turn],
     ) -> list[Message]:
         shown, omitted = history_view(history, self.history_window)
+        if self.model.prompt_profile == "base":
+            return transcript_messages(render("base/validator.md", draft=draft, history=shown))
         data = draft.model_dump(mode="json", exclude={"unanswerable"})
         if data.get("refers_to_turn") is not None:
             data["refers_to_turn"] += 1  # the models see 1-based turn numbers

@@ -17,9 +17,11 @@ import faulthandler
 import json
 import os
 import sys
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import IO, Any
 
+GRAMMAR_CACHE_SIZE = 32
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -59,13 +61,19 @@ def llama_handler(model: str, n_ctx: int, n_threads: int | None) -> Handler:
     import llama_cpp
 
     llm: Any = llama_cpp.Llama(model_path=model, n_ctx=n_ctx, n_threads=n_threads, verbose=False)
-    grammars: dict[str, Any] = {}
+    # Compiled grammars, least recently used first: a run uses a handful of schemas, but a long-lived worker
+    # (a sweep, a notebook) must not grow without bound.
+    grammars: OrderedDict[str, Any] = OrderedDict()
 
     def grammar_for(schema: str | None) -> Any:
         if schema is None:
             return None
-        if schema not in grammars:
+        if schema in grammars:
+            grammars.move_to_end(schema)
+        else:
             grammars[schema] = llama_cpp.LlamaGrammar.from_json_schema(schema, verbose=False)
+            if len(grammars) > GRAMMAR_CACHE_SIZE:
+                grammars.popitem(last=False)
         return grammars[schema]
 
     def handle(request: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """The reference RAG system: retrieve the top-k chunks, show the generator the question, the passages and the
 history its policy allows, and answer. The generator is a `Model` (role `target`); nothing here talks to an LLM
-in any other way."""
+in any other way. A generator with the `base` prompt profile gets prompts/base/answer.md (a completion-style
+transcript with one worked example) and stops at the end of its first line."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from ...config.models import ModelSpec
 from ...config.target import ReferenceTargetConfig
 from ...corpus import load_documents
 from ...errors import ConfigError, ModelCrashed, ModelError, TargetError
-from ...models import Message, Model, get_model
+from ...models import GenerateParams, Message, Model, get_model
+from ...models.prompting import transcript_messages
 from ...records import Context, Document, TargetReply
 from ..base import DialogueState, Target
 from .embeddings import Embedder, make_embedder
@@ -69,6 +71,9 @@ class ReferenceRAG:
         return lines[0] if lines else message
 
     def messages(self, question: str, contexts: list[Context], history: list[Message]) -> list[Message]:
+        if self.model.prompt_profile == "base":
+            *example, asked = transcript_messages(render("base/answer", contexts=contexts, question=question))
+            return [*example, *select_history(history, self.history_policy), asked]
         return [
             Message(role="system", content=render("answer")),
             *select_history(history, self.history_policy),
@@ -80,7 +85,8 @@ class ReferenceRAG:
         try:
             query = await self.rewrite(message, history) if self.config.rewrite_query else message
             contexts = await asyncio.to_thread(self.retrieve, query)
-            completion = await self.model.generate(self.messages(message, contexts, history))
+            params = GenerateParams(stop=["\n"]) if self.model.prompt_profile == "base" else None
+            completion = await self.model.generate(self.messages(message, contexts, history), params=params)
         except ModelCrashed:
             raise  # the local model's process died: that stops the run, it is not the target being down
         except ModelError as exc:

@@ -62,6 +62,7 @@ class ContextPrecision(TurnMetric):
         verdict = await judge.ask(
             "context_precision",
             ContextPrecisionVerdict,
+            list_items=len(contexts),
             question=turn.standalone_question,
             ground_truth=turn.ground_truth,
             contexts=contexts,
