@@ -179,3 +179,25 @@ async def test_scores_of_an_older_metric_version_are_named_and_rescored_on_reque
     assert not any("another version" in note for note in redone.notes)
     again = await Evaluator(Judge(model), ["correctness"]).evaluate_run(store)
     assert again.changed == {} and again.written == 0  # the new line supersedes the old one
+
+
+async def test_a_wrong_shape_judge_answer_is_a_judge_failure_never_nothing_to_measure(tmp_path: Path) -> None:
+    # {"unexpected": true} used to parse as "no claims" / "no statements" and be recorded as nothing to measure
+    store = make_run(tmp_path, n=1, turns=2)
+    model, backend = scripted_judge(lambda messages, schema: {"unexpected": True})
+    result = await Evaluator(Judge(model), ALL).evaluate_run(store)
+    scores = store.scores().records
+    assert result.written == len(scores) == 2 * 4 + 2 and result.unscored == len(scores)
+    assert all(s.details.get("judge_failed") for s in scores), [s.unscored_reason for s in scores]
+
+    model, _ = scripted_judge()  # a healthy judge: every failed item is asked again
+    retried = await Evaluator(Judge(model), ALL).evaluate_run(store, retry_judge_failures=True)
+    assert retried.written == len(scores) and retried.unscored == 0
+
+
+async def test_no_statement_in_a_ground_truth_is_the_judge_failing(tmp_path: Path) -> None:
+    store = make_run(tmp_path, n=1, turns=1)
+    model, _ = scripted_judge(lambda messages, schema: {"statements": []})
+    await Evaluator(Judge(model), ["context_recall"]).evaluate_run(store)
+    (score,) = store.scores().records
+    assert score.value is None and score.details.get("judge_failed")

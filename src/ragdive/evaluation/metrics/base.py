@@ -22,7 +22,8 @@ UNANSWERABLE_NOTE = "unanswerable probe: the knowledge base has no answer, so th
 
 class Unscorable(Exception):
     """The input gives nothing to measure (zero claims, zero statements): unscored, never 1 or 0.
-    ``judge_failed`` marks a failure of an outside judge (the Ragas engine) so it can be retried."""
+    ``judge_failed`` marks the judge failing (the Ragas engine, or an answer that cannot be right) so it can be
+    retried with --retry-failed."""
 
     def __init__(self, message: str, *, judge_failed: bool = False) -> None:
         super().__init__(message)
@@ -140,8 +141,8 @@ async def _judged_score(
     return Score(value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common)
 
 
-def share_true(flags: list[bool], *, if_empty: str) -> float:
+def share_true(flags: list[bool], *, if_empty: str, judge_failed: bool = False) -> float:
     """The share of True verdicts (faithfulness, context recall). Nothing to judge is Unscorable, never 0 or 1."""
     if not flags:
-        raise Unscorable(if_empty)
+        raise Unscorable(if_empty, judge_failed=judge_failed)
     return sum(flags) / len(flags)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from ....errors import JudgeError
 from ....records import Turn
@@ -30,7 +30,8 @@ class ContextRelevance(BaseModel):
 
 
 class ContextPrecisionVerdict(BaseModel):
-    verdicts: list[ContextRelevance] = Field(default_factory=list)
+    verdicts: list[ContextRelevance]
+    """Required: an answer without this list is the wrong shape (a judge failure), never "nothing to judge"."""
 
 
 def average_precision(relevant: Sequence[bool]) -> float:

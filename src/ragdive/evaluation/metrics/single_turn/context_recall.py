@@ -6,7 +6,7 @@ ground truth ("not in the knowledge base") has nothing a context could cover.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from ....records import Turn
 from ...judge import Judge
@@ -22,7 +22,8 @@ class StatementAttribution(BaseModel):
 
 
 class ContextRecallVerdict(BaseModel):
-    statements: list[StatementAttribution] = Field(default_factory=list)
+    statements: list[StatementAttribution]
+    """Required: an answer without this list is the wrong shape (a judge failure), never "nothing to judge"."""
 
 
 @metric("context_recall", kind="turn", inputs=("ground_truth", "contexts"))
@@ -39,7 +40,10 @@ class ContextRecall(TurnMetric):
             contexts=numbered_contexts(turn),
         )
         flags = [s.attributed for s in verdict.statements]
-        value = share_true(flags, if_empty="the judge found no statement in the ground truth to attribute")
+        # a ground truth always states something: no statement at all is the judge failing, asked again on retry
+        value = share_true(
+            flags, if_empty="the judge found no statement in the ground truth to attribute", judge_failed=True
+        )
         missing = [s.statement for s in verdict.statements if not s.attributed]
         reason = f"{sum(flags)} of {len(flags)} ground-truth statements found in the contexts"
         if missing:

@@ -6,7 +6,7 @@ is unscored, not 1 or 0: there is nothing to be faithful about.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from ....records import Turn
 from ...judge import Judge
@@ -21,7 +21,8 @@ class ClaimVerdict(BaseModel):
 
 
 class FaithfulnessVerdict(BaseModel):
-    claims: list[ClaimVerdict] = Field(default_factory=list)
+    claims: list[ClaimVerdict]
+    """Required: an answer without this list is the wrong shape (a judge failure), never "nothing to judge"."""
 
 
 @metric("faithfulness", kind="turn", inputs=("question", "answer", "contexts"))
