@@ -26,7 +26,8 @@ class ContextRecallVerdict(BaseModel):
     """Required: an answer without this list is the wrong shape (a judge failure), never "nothing to judge"."""
 
 
-@metric("context_recall", kind="turn", inputs=("ground_truth", "contexts"))
+# version 2: no statement (or no statements list) is a judge failure (version 1: nothing to measure)
+@metric("context_recall", kind="turn", inputs=("ground_truth", "contexts"), version=2)
 class ContextRecall(TurnMetric):
     needs_answer = False
     needs_answerable = True

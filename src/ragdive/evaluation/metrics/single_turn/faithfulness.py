@@ -25,7 +25,8 @@ class FaithfulnessVerdict(BaseModel):
     """Required: an answer without this list is the wrong shape (a judge failure), never "nothing to judge"."""
 
 
-@metric("faithfulness", kind="turn", inputs=("question", "answer", "contexts"))
+# version 2: an answer without its claims list is a judge failure (version 1 read it as "no claims")
+@metric("faithfulness", kind="turn", inputs=("question", "answer", "contexts"), version=2)
 class Faithfulness(TurnMetric):
     async def measure(self, judge: Judge, turn: Turn) -> Outcome:
         verdict = await judge.ask(
