@@ -37,7 +37,7 @@ def _load_folder(root: Path, limit: int | None) -> list[Document]:
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES)
     docs: list[Document] = []
     for file in files:
-        text = file.read_text(encoding="utf-8", errors="replace").strip()
+        text = read_text(file).strip()
         if not text:
             continue  # an empty file is not a document
         rel = file.relative_to(root)
@@ -47,6 +47,23 @@ def _load_folder(root: Path, limit: int | None) -> list[Document]:
         if limit and len(docs) >= limit:
             break
     return docs
+
+
+def read_text(file: Path) -> str:
+    """A corpus file's text, strictly UTF-8 (a BOM is allowed). Replacement characters would put garbage into every
+    prompt and ground truth built from the file, and a binary file renamed .md would become a seed document, so
+    both are one ConfigError naming the file, before anything is simulated."""
+    data = file.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise ConfigError(f"corpus file {file} looks binary (it contains NUL bytes), not text: remove it")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"corpus file {file} is not UTF-8 (byte 0x{data[exc.start]:02x} on line {line}); "
+            f"convert it, e.g. iconv -f latin1 -t utf-8 {file.name}"
+        ) from None
 
 
 def _title(text: str, file: Path) -> str:
@@ -59,30 +76,29 @@ def _title(text: str, file: Path) -> str:
 def _load_jsonl(file: Path, limit: int | None) -> list[Document]:
     docs: list[Document] = []
     seen: set[str] = set()
-    with open(file, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"{file} line {number}: not valid JSON ({exc.msg})") from exc
-            if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not row["text"].strip():
-                raise ConfigError(f'{file} line {number}: each line needs a non-empty "text" field')
-            doc_id = str(row.get("id", number))
-            if doc_id in seen:
-                raise ConfigError(f"{file} line {number}: duplicate document id {doc_id!r}")
-            seen.add(doc_id)
-            extra = {k: v for k, v in row.items() if k not in ("id", "title", "text", "source")}
-            docs.append(
-                Document(
-                    id=doc_id,
-                    title=str(row.get("title") or doc_id),
-                    text=row["text"].strip(),
-                    source=row.get("source") or f"{file.name}#{number}",
-                    metadata=extra,
-                )
+    for number, line in enumerate(read_text(file).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{file} line {number}: not valid JSON ({exc.msg})") from exc
+        if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not row["text"].strip():
+            raise ConfigError(f'{file} line {number}: each line needs a non-empty "text" field')
+        doc_id = str(row.get("id", number))
+        if doc_id in seen:
+            raise ConfigError(f"{file} line {number}: duplicate document id {doc_id!r}")
+        seen.add(doc_id)
+        extra = {k: v for k, v in row.items() if k not in ("id", "title", "text", "source")}
+        docs.append(
+            Document(
+                id=doc_id,
+                title=str(row.get("title") or doc_id),
+                text=row["text"].strip(),
+                source=row.get("source") or f"{file.name}#{number}",
+                metadata=extra,
             )
-            if limit and len(docs) >= limit:
-                break
+        )
+        if limit and len(docs) >= limit:
+            break
     return sorted(docs, key=lambda d: d.id)
