@@ -59,3 +59,44 @@ def test_bad_specs_are_config_errors() -> None:
         build_target(PythonTargetConfig(callable="no_such_module_xyz:f"))
     with pytest.raises(ConfigError, match="no attribute"):
         build_target(PythonTargetConfig(callable="tests.test_python_target:missing"))
+
+
+def hangs(message: str) -> str:
+    import threading
+
+    threading.Event().wait()  # never returns: a stuck index, a lock never released
+    return "never"
+
+
+async def hangs_async(message: str) -> str:
+    import asyncio
+
+    await asyncio.Event().wait()
+    return "never"
+
+
+@pytest.mark.parametrize("fn", ["hangs", "hangs_async"])
+async def test_a_hung_function_is_a_target_failure_after_its_timeout(fn: str) -> None:
+    target = build_target(PythonTargetConfig(callable=f"tests.test_python_target:{fn}", timeout_s=0.2))
+    with pytest.raises(TargetError, match=rf"{fn} did not answer within 0.2 s"):
+        await target.respond(DialogueState(id="c", history=[]), "hello")
+
+
+def test_a_hung_blocking_function_does_not_keep_the_process_from_exiting() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import asyncio\n"
+        "from ragdive.config import PythonTargetConfig\n"
+        "from ragdive.errors import TargetError\n"
+        "from ragdive.targets import DialogueState, build_target\n"
+        "t = build_target(PythonTargetConfig(callable='tests.test_python_target:hangs', timeout_s=0.2))\n"
+        "try:\n"
+        "    asyncio.run(t.respond(DialogueState(id='c', history=[]), 'hi'))\n"
+        "except TargetError as e:\n"
+        "    print('stopped:', e)\n"
+    )
+    # With asyncio's default executor the interpreter would join the stuck thread at exit and never end.
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30, check=False)
+    assert out.returncode == 0 and "stopped:" in out.stdout and "did not answer" in out.stdout

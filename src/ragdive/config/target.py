@@ -84,6 +84,8 @@ class PythonTargetConfig(Section):
     """module:callable taking (message, history, conversation_id) and returning an answer (+ contexts)."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Passed as keyword arguments when the callable is a factory."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """A call that has not returned by then is a target failure (a hung function must not hang the run)."""
 
 
 class LangChainTargetConfig(Section):
@@ -97,6 +99,8 @@ class LangChainTargetConfig(Section):
     """module:attribute of a Runnable (or of a factory returning one when options are given)."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Keyword arguments for a factory."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """A call that has not returned by then is a target failure."""
     input_key: str = "input"
     """Key of the user message in the input dict."""
     history_key: str | None = "chat_history"

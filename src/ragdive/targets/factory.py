@@ -22,7 +22,7 @@ def build_target(config: Any, **context: Any) -> Target:
     if isinstance(config, PythonTargetConfig):
         from .python_callable import PythonTarget
 
-        return PythonTarget.from_spec(config.callable, config.options)
+        return PythonTarget.from_spec(config.callable, config.options, timeout_s=config.timeout_s)
     if isinstance(config, HttpTargetConfig):
         from .http import HttpTarget
 

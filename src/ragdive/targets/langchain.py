@@ -5,6 +5,7 @@ otherwise."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import time
 from typing import Any
@@ -51,7 +52,10 @@ class LangChainTarget(Target):
             ]
         began = time.perf_counter()
         try:
-            result = await self.runnable.ainvoke(payload)
+            async with asyncio.timeout(self.config.timeout_s):
+                result = await self.runnable.ainvoke(payload)
+        except TimeoutError as exc:
+            raise TargetError(f"{self.config.runnable} did not answer within {self.config.timeout_s:g} s") from exc
         except Exception as exc:
             raise TargetError(f"{self.config.runnable} raised {type(exc).__name__}: {exc}") from exc
         latency = time.perf_counter() - began

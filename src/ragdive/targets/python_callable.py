@@ -3,12 +3,17 @@
 The callable is called as ``fn(message, history=[{"role", "content"}...], conversation_id=...)`` with only the
 keyword arguments its signature accepts, and may return a string, a dict with ``answer`` and ``contexts``, or a
 TargetReply. With ``options`` in the config, the callable is a factory: ``factory(**options)`` returns the real one.
+
+A call past ``timeout_s`` is a target failure. A blocking function runs in a daemon thread of its own, not in
+asyncio's default executor: Python cannot stop a thread, and the executor's threads are joined at exit, so a hung
+function there would keep ragdive from exiting after the run had already stopped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -39,8 +44,9 @@ def coerce_reply(value: Any, latency_s: float) -> TargetReply:
 
 
 class PythonTarget(Target):
-    def __init__(self, fn: Callable[..., Any], *, name: str = "") -> None:
+    def __init__(self, fn: Callable[..., Any], *, name: str = "", timeout_s: float | None = 60.0) -> None:
         self.fn = fn
+        self.timeout_s = timeout_s
         self.name = name or getattr(fn, "__qualname__", repr(fn))
         try:
             params = inspect.signature(fn).parameters
@@ -50,11 +56,13 @@ class PythonTarget(Target):
         self._params = set(params)
 
     @classmethod
-    def from_spec(cls, spec: str, options: dict[str, Any] | None = None) -> PythonTarget:
+    def from_spec(
+        cls, spec: str, options: dict[str, Any] | None = None, *, timeout_s: float | None = 60.0
+    ) -> PythonTarget:
         fn = import_callable(spec)
         if options:
             fn = fn(**options)
-        return cls(fn, name=spec)
+        return cls(fn, name=spec, timeout_s=timeout_s)
 
     def describe(self) -> str:
         return f"python {self.name}"
@@ -66,16 +74,48 @@ class PythonTarget(Target):
         }
         kwargs = {k: v for k, v in offered.items() if self._accepts_kwargs or k in self._params}
         start = time.perf_counter()
+        deadline = asyncio.timeout(self.timeout_s)
         try:
             if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(
                 getattr(self.fn, "__call__", None)  # noqa: B004 - async callable objects
             ):
-                value = await self.fn(user_message, **kwargs)
+                call = self.fn(user_message, **kwargs)
             else:
                 # a blocking user function must not stall the other conversations
-                value = await asyncio.to_thread(self.fn, user_message, **kwargs)
+                call = in_daemon_thread(self.fn, user_message, **kwargs)
+            async with deadline:
+                value = await call
         except TargetError:
             raise
         except Exception as exc:
+            if isinstance(exc, TimeoutError) and deadline.expired():
+                raise TargetError(f"{self.name} did not answer within {self.timeout_s:g} s") from exc
             raise TargetError(f"{self.name} raised {type(exc).__name__}: {exc}") from exc
         return coerce_reply(value, time.perf_counter() - start)
+
+
+async def in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` in a daemon thread; awaiting it can be cancelled (the thread is then abandoned)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(outcome: Any, error: BaseException | None) -> None:
+        if future.done():
+            return  # the caller gave up (timeout, cancel): nobody waits for this answer
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(outcome)
+
+    def work() -> None:
+        try:
+            outcome, error = fn(*args, **kwargs), None
+        except BaseException as exc:  # handed to the awaiting task, which decides
+            outcome, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, outcome, error)
+        except RuntimeError:
+            pass  # the event loop is closed: the run is over
+
+    threading.Thread(target=work, name="ragdive-python-target", daemon=True).start()
+    return await future
