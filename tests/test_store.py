@@ -182,3 +182,21 @@ def test_a_reused_pid_or_a_reboot_shows_as_stale() -> None:
     if me.boot_id:
         rebooted = RunManifest(run_id="r", status="running", process=me.model_copy(update={"boot_id": "other-boot"}))
         assert shown_status(rebooted) == "stale"
+
+
+def test_secrets_in_urls_are_masked_wherever_the_url_appears(tmp_path: Path) -> None:
+    config = {
+        "target": {"url": "https://rag.example/ask?key=sk-q-1&lang=en", "description": "http POST https://u:pw-2@h/x"},
+        "models": {"judge": {"base_url": "http://h:8000/v1?access_token=tok-3;api-version=2"}},
+    }
+    store = RunStore.create(tmp_path, config=config)
+    text = (store.path / "manifest.json").read_text()
+    for secret in ("sk-q-1", "pw-2", "tok-3"):
+        assert secret not in text
+    written = json.loads(text)["config"]
+    assert written["target"]["url"] == f"https://rag.example/ask?key={MASK}&lang=en"  # the rest stays readable
+    assert written["target"]["description"] == f"http POST https://u:{MASK}@h/x"
+    assert written["models"]["judge"]["base_url"] == f"http://h:8000/v1?access_token={MASK};api-version=2"
+    assert redact("see https://docs.example/page?q=tokens for details") == (
+        "see https://docs.example/page?q=tokens for details"  # a value named q is not a secret
+    )
