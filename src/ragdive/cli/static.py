@@ -10,12 +10,12 @@ from typing import Any
 
 import typer
 
+from ..analysis import RunScores
 from ..config import ExperimentConfig, load_config
 from ..errors import ConfigError, RagdiveError
 from ..evaluation import Evaluator
 from ..evaluation.metrics import check_metric_names, configured_metrics
 from ..evaluation.static import StaticItem, ask_dataset, load_static_dataset
-from ..evaluation.stats import RunScores
 from ..models import ModelContext, apply_model_overrides, models_for_roles
 from ..models.selfcheck import check_local_models
 from ..pipeline import build_judge, evaluate_store, parse_metrics

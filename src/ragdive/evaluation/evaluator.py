@@ -9,26 +9,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from ..records import Conversation, Score, Usage
-from ..store import RunStore
+from ..store import RunStore, ScoreKey, latest_scores, score_key
 from .judge import Judge
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
 from .metrics.base import JUDGE_FAILED
-
-ScoreKey = tuple[str, int | None, str]
-
-
-def score_key(score: Score) -> ScoreKey:
-    return (score.conversation_id, score.turn_index, score.metric)
-
-
-def latest_scores(scores: list[Score]) -> list[Score]:
-    """One score per (conversation, turn, metric): the last line written wins. evaluations.jsonl is append-only,
-    so a retried judge failure leaves its old unscored line behind; readers must not count both."""
-    latest: dict[ScoreKey, Score] = {}
-    for score in scores:
-        latest.pop(score_key(score), None)  # re-insert so the order follows the winning line
-        latest[score_key(score)] = score
-    return list(latest.values())
 
 
 def judge_failed(score: Score) -> bool:

@@ -12,6 +12,7 @@ from .conversation import (
     TurnDraft,
     Usage,
     Verdict,
+    rejection_id,
 )
 from .corpus import Document, Persona
 from .manifest import SCHEMA_VERSION, RunManifest, RunProcess, Totals
@@ -36,4 +37,5 @@ __all__ = [
     "TurnDraft",
     "Usage",
     "Verdict",
+    "rejection_id",
 ]

@@ -1,6 +1,7 @@
 """The run store: the only code that writes run files."""
 
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
+from .latest import ScoreKey, latest, latest_rejections, latest_scores, score_key
 from .liveness import process_alive, shown_status, this_process
 from .run import (
     CONVERSATIONS,
@@ -23,10 +24,15 @@ __all__ = [
     "JsonlAppender",
     "ReadResult",
     "RunStore",
+    "ScoreKey",
+    "latest",
+    "latest_rejections",
+    "latest_scores",
     "list_runs",
     "new_run_id",
     "process_alive",
     "read_jsonl",
+    "score_key",
     "shown_status",
     "this_process",
     "write_json_atomic",

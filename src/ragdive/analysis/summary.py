@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...records import Conversation, Score
-from ...store import RunStore
-from ..evaluator import latest_scores
+from ..records import Conversation, Score
+from ..store import RunStore, latest_scores
 from .bootstrap import cluster_bootstrap_ci
 
 
