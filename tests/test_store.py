@@ -12,7 +12,7 @@ import pytest
 from ragdive.errors import StoreError
 from ragdive.records import FailedCheck, Rejection, RunManifest, Score
 from ragdive.redaction import MASK, redact
-from ragdive.store import RunStore, list_runs, new_run_id, process_alive, shown_status, this_process
+from ragdive.store import RunRecorder, RunStore, list_runs, new_run_id, process_alive, shown_status, this_process
 
 from .factories import make_conversation, make_draft
 
@@ -148,7 +148,7 @@ def _reaped_pid() -> int:
 def test_mark_running_records_this_process_and_old_manifests_still_read(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path)
     assert store.read_manifest().process is None
-    store.mark_running()
+    RunRecorder(store).start()
     process = store.read_manifest().process
     assert process is not None and process.pid == os.getpid() and process.host == socket.gethostname()
 

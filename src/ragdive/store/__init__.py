@@ -1,8 +1,10 @@
 """The run store: the only code that writes run files."""
 
+from .counts import FileCounts, count_files
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
 from .latest import ScoreKey, latest, latest_rejections, latest_scores, score_key
 from .liveness import process_alive, shown_status, this_process
+from .recorder import RunRecorder
 from .run import (
     CONVERSATIONS,
     EVALUATIONS,
@@ -21,13 +23,16 @@ __all__ = [
     "MANIFEST",
     "REJECTIONS",
     "REPORT",
+    "FileCounts",
     "JsonlAppender",
     "ReadResult",
+    "RunRecorder",
     "RunStore",
     "ScoreKey",
     "latest",
     "latest_rejections",
     "latest_scores",
+    "count_files",
     "list_runs",
     "new_run_id",
     "process_alive",

@@ -17,7 +17,6 @@ from ..records import Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
-from .liveness import this_process
 
 MANIFEST = "manifest.json"
 CONVERSATIONS = "conversations.jsonl"
@@ -110,16 +109,13 @@ class RunStore:
         write_json_atomic(self.path / MANIFEST, redact(manifest.model_dump(mode="json")))
 
     def update_manifest(self, **changes: Any) -> RunManifest:
+        """Change manifest fields. A run's status and totals are the run recorder's to change (store.recorder),
+        which calls this; other code changes only what describes the run (name, models...)."""
         # validated, so a dict given for a nested field (totals={...}) becomes the record it should be
         data = {**self.read_manifest().model_dump(), **changes}
         manifest = RunManifest.model_validate(data)
         self.write_manifest(manifest)
         return manifest
-
-    def mark_running(self, **changes: Any) -> RunManifest:
-        """Status ``running``, stamped with this process (pid, host): a session starts or resumes the run. If the
-        process dies without recording how it stopped, readers can tell (see liveness.shown_status)."""
-        return self.update_manifest(status="running", process=this_process(), **changes)
 
     # -- appending ---------------------------------------------------------------------------------------------
     def append_conversation(self, conversation: Conversation) -> None:
