@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragdive.errors import StoreError
-from ragdive.records import FailedCheck, Rejection, RunManifest, Score
+from ragdive.records import SCHEMA_VERSION, FailedCheck, Rejection, RunManifest, Score
 from ragdive.redaction import MASK, redact
 from ragdive.store import RunRecorder, RunStore, list_runs, new_run_id, process_alive, shown_status, this_process
 
@@ -42,7 +42,7 @@ def test_records_round_trip_through_the_store(tmp_path: Path) -> None:
     assert again.finished_conversation_ids() == {"c1"}
     manifest = again.read_manifest()
     assert manifest.run_id == store.path.name
-    assert manifest.schema_version == 1
+    assert manifest.schema_version == SCHEMA_VERSION
 
 
 def test_a_torn_last_line_is_skipped_and_reported(tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ from pydantic import Field
 
 from ._base import Record, utc_now
 
-SCHEMA_VERSION = 1
-"""Version of the run-directory format; bump it with a migration note when a reader would misread old runs."""
+SCHEMA_VERSION = 2
+"""Version of the run-directory format; bump it with a named migration (ragdive.store.migrations) when a reader
+would misread old runs. 2: rejection ids, rejections by category and spend per model."""
 
 
 class ModelSpend(Record):

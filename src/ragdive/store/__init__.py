@@ -1,5 +1,6 @@
 """The run store: the only code that writes run files."""
 
+from . import migrations
 from .counts import FileCounts, count_files
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
 from .latest import ScoreKey, latest, latest_rejections, latest_scores, score_key
@@ -34,6 +35,7 @@ __all__ = [
     "latest_scores",
     "count_files",
     "list_runs",
+    "migrations",
     "new_run_id",
     "process_alive",
     "read_jsonl",

@@ -17,6 +17,7 @@ from ..records import Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
+from .migrations import migrate_manifest
 
 MANIFEST = "manifest.json"
 CONVERSATIONS = "conversations.jsonl"
@@ -99,6 +100,9 @@ class RunStore:
             raise StoreError(f"{self.path} has no {MANIFEST}") from exc
         except json.JSONDecodeError as exc:
             raise StoreError(f"{self.path / MANIFEST} is not valid JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise StoreError(f"{self.path / MANIFEST} is not a valid manifest: not a JSON object")
+        data, _ = migrate_manifest(data, str(self.path / MANIFEST))
         try:
             return RunManifest.model_validate(data)
         except ValueError as exc:
