@@ -8,7 +8,7 @@ from pathlib import Path
 from ragdive.records import FailedCheck, Rejection, Score
 from ragdive.store import REJECTIONS, RunStore, latest_rejections, latest_scores
 
-from .factories import make_draft
+from .factories import make_conversation, make_draft
 
 
 def rejection(cid: str, turn: int, attempt: int, reason: str = "no") -> Rejection:
@@ -42,3 +42,17 @@ def test_latest_scores_keep_the_last_line_per_item() -> None:
     retried = Score(conversation_id="c1", turn_index=0, metric="faithfulness", value=1.0)
     other = Score(conversation_id="c1", turn_index=1, metric="faithfulness", value=0.0)
     assert latest_scores([failed, other, retried]) == [other, retried]
+
+
+def test_the_store_reads_current_rejections_and_scores(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path)
+    store.append_rejection(rejection("c1", 0, 1, "first"))
+    store.append_rejection(rejection("c2", 0, 1))  # its conversation was never written
+    store.append_conversation(make_conversation("c1"))
+    store.append_rejection(rejection("c1", 0, 1, "again"))
+    assert [(r.id, r.reason) for r in store.current_rejections()] == [("c1/t0/a1", "again")]
+    assert len(store.rejections().records) == 3  # the raw lines stay as written
+    store.append_scores(
+        [Score(conversation_id="c1", metric="m", value=0.0), Score(conversation_id="c1", metric="m", value=1.0)]
+    )
+    assert [s.value for s in store.current_scores()] == [1.0]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..records import Conversation, Score
-from ..store import RunStore, latest_scores
+from ..store import RunStore
 from .bootstrap import cluster_bootstrap_ci
 
 
@@ -31,7 +31,7 @@ class RunScores:
         return cls(
             name=manifest.name or manifest.run_id,
             conversations=store.conversations().records,
-            scores=latest_scores(store.scores().records),
+            scores=store.current_scores(),
             kind=manifest.kind,
         )
 

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from ..records import Conversation, ModelSpend, Score, Usage
-from ..store import RunRecorder, RunStore, ScoreKey, latest_scores, score_key
+from ..store import RunRecorder, RunStore, ScoreKey, score_key
 from .judge import Judge
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
 from .metrics.base import JUDGE_FAILED
@@ -101,7 +101,7 @@ class Evaluator:
         manifest = store.read_manifest()
         result = EvaluationResult()
         conversations = store.conversations().records
-        existing = latest_scores(store.scores().records)
+        existing = store.current_scores()
         changed = self.changed_scores(existing)
         for metric_name, count in sorted(Counter(s.metric for s in changed).items()):
             result.changed[metric_name] = count

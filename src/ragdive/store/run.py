@@ -17,6 +17,7 @@ from ..records import Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
+from .latest import latest_rejections, latest_scores
 from .migrations import migrate_manifest
 
 MANIFEST = "manifest.json"
@@ -144,6 +145,14 @@ class RunStore:
 
     def scores(self) -> ReadResult[Score]:
         return read_jsonl(self.path / EVALUATIONS, Score)
+
+    def current_scores(self) -> list[Score]:
+        """One score per (conversation, turn, metric), the latest line: what every reader should count."""
+        return latest_scores(self.scores().records)
+
+    def current_rejections(self) -> list[Rejection]:
+        """One rejection per id, the latest line, of conversations on disk: what every reader should count."""
+        return latest_rejections(self.rejections().records, self.finished_conversation_ids())
 
     def finished_conversation_ids(self) -> set[str]:
         """Ids already written: a resumed run skips these and never writes them twice."""
