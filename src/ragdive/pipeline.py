@@ -114,7 +114,7 @@ async def evaluate_store(
     """Score what is not scored yet, then release the judge whatever happened. ``on_start(total, done)`` is told
     how many items the run has and how many were already scored, before the first judge call."""
     try:
-        await check_local_models([evaluator.judge.model])  # once per worker: free after the simulation's check
+        await check_local_models(evaluator.judge.local_models)  # once per worker: free after the simulation's check
         return await evaluator.evaluate_run(
             store,
             retry_judge_failures=retry_failed,
@@ -123,7 +123,7 @@ async def evaluate_store(
             on_score=on_score,
         )
     finally:
-        await evaluator.judge.model.aclose()
+        await evaluator.judge.aclose()
 
 
 @dataclass
@@ -171,10 +171,10 @@ def prepare_experiment(
             config, [], configured_metrics(config.evaluation.metrics), config.evaluation.concurrency, context=context
         )
         simulation = prepare_run(config, resume=resume, output=output, observer=observer, context=context)
-        simulation.check_also.append(evaluator.judge.model)
+        simulation.check_also.extend(evaluator.judge.local_models)
     except BaseException:
         if evaluator is not None:
-            asyncio.run(evaluator.judge.model.aclose())
+            asyncio.run(evaluator.judge.aclose())
         context.close()
         raise
     return PreparedExperiment(simulation=simulation, evaluator=evaluator, context=context)
@@ -195,10 +195,10 @@ def run_experiment(
         try:
             simulated = run_simulation(prepared.simulation)  # marks the manifest, closes the simulation's models
         except BaseException:
-            asyncio.run(evaluator.judge.model.aclose())  # the judge never ran: nothing else to record
+            asyncio.run(evaluator.judge.aclose())  # the judge never ran: nothing else to record
             raise
         if simulated.status != "finished":
-            asyncio.run(evaluator.judge.model.aclose())
+            asyncio.run(evaluator.judge.aclose())
             return PipelineOutcome(
                 simulated.status, "simulation", store, simulated, error=simulated.error, metrics=metrics
             )

@@ -9,11 +9,11 @@ import pytest
 
 from ragdive.config.models import ModelSpec
 from ragdive.evaluation import Evaluator, Judge
-from ragdive.evaluation.judge import load_prompt
 from ragdive.models import Model, ScriptedModel
 from ragdive.models.profiles import bounded_schema
 from ragdive.models.prompting import render_transcript
 from ragdive.models.structured import schema_text
+from ragdive.prompt_files import load_prompt
 from ragdive.testing.schema_example import example_for_schema
 from tests.factories import make_conversation
 
@@ -39,7 +39,7 @@ def schema_answer(messages, schema):  # noqa: ANN001, ANN201 - a valid instance 
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_every_metric_has_a_base_prompt_with_an_example_answer(metric: str) -> None:
-    assert load_prompt(f"base/{metric}") is not None  # the file exists and parses as a template
+    assert load_prompt("ragdive.evaluation", f"base/{metric}") is not None  # the file exists and parses as a template
 
 
 async def test_scoring_runs_on_the_base_prompts_with_bounded_schemas_and_valid_examples() -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from ..records import Conversation, ModelSpend, Score, Usage
 from ..store import RunRecorder, RunStore, ScoreKey, score_key
-from .judge import Judge
+from .judging import JudgeProtocol
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
 from .metrics.base import JUDGE_FAILED
 
@@ -36,10 +36,15 @@ class EvaluationResult:
 class Evaluator:
     """Applies the chosen metrics with one judge. Judge concurrency is bounded inside the Judge."""
 
-    def __init__(self, judge: Judge, metrics: list[str]) -> None:
+    def __init__(self, judge: JudgeProtocol, metrics: list[str] | None) -> None:
         self.judge = judge
-        self.metric_names = list(metrics)
-        self.turn_metrics, self.conversation_metrics = resolve_metrics(self.metric_names)
+        self.notes: list[str] = []
+        """Said with every evaluation's result (e.g. which metrics an engine cannot compute)."""
+        self.turn_metrics, self.conversation_metrics = self.build_metrics(metrics)
+
+    def build_metrics(self, names: list[str] | None) -> tuple[list[TurnMetric], list[ConversationMetric]]:
+        """The metric objects for ``names`` (None: every registered one). Another engine overrides this."""
+        return resolve_metrics(names)
 
     @property
     def score_names(self) -> list[str]:
@@ -99,7 +104,7 @@ class Evaluator:
         ``on_start(total, done)``: the run's items and how many of them were already scored, once they are counted
         (progress shows done/total)."""
         manifest = store.read_manifest()
-        result = EvaluationResult()
+        result = EvaluationResult(notes=list(self.notes))
         conversations = store.conversations().records
         existing = store.current_scores()
         changed = self.changed_scores(existing)
@@ -122,7 +127,7 @@ class Evaluator:
         jobs, result.skipped = self.jobs(conversations, done, multi_turn=multi_turn)
         if on_start:
             on_start(len(jobs) + result.skipped, result.skipped)
-        calls_before, usage_before = self.judge.calls, getattr(self.judge, "usage", None)
+        calls_before, usage_before = self.judge.calls, self.judge.usage
         tasks = [asyncio.ensure_future(job()) for job in jobs]
         try:
             for finished in asyncio.as_completed(tasks):
@@ -136,7 +141,7 @@ class Evaluator:
             for task in tasks:  # on an interrupt or a bug, stop the rest; what finished is already written
                 task.cancel()
             result.judge_calls = self.judge.calls - calls_before
-            spent = _spent(usage_before, getattr(self.judge, "usage", None))
+            spent = _spent(usage_before, self.judge.usage)
             record_scoring(store, self.judge.name, result.written > 0, spent, result.judge_calls)
         return result
 
@@ -171,10 +176,14 @@ def record_scoring(store: RunStore, judge: str, wrote: bool, usage: Usage | None
     RunRecorder(store).record(spend=spend, models=models)
 
 
-def _turn_job(metric: TurnMetric, judge: Judge, conv: Conversation, index: int) -> Callable[[], Awaitable[Score]]:
+def _turn_job(
+    metric: TurnMetric, judge: JudgeProtocol, conv: Conversation, index: int
+) -> Callable[[], Awaitable[Score]]:
     turn = next(t for t in conv.turns if t.index == index)
     return lambda: metric.score(judge, conv, turn)
 
 
-def _conversation_job(metric: ConversationMetric, judge: Judge, conv: Conversation) -> Callable[[], Awaitable[Score]]:
+def _conversation_job(
+    metric: ConversationMetric, judge: JudgeProtocol, conv: Conversation
+) -> Callable[[], Awaitable[Score]]:
     return lambda: metric.score(judge, conv)

@@ -8,13 +8,11 @@ written; see models/profiles.py), so a base model's grammar-constrained answer i
 from __future__ import annotations
 
 import asyncio
-from functools import cache
-from importlib import resources
 from typing import Any, TypeVar
 
-import jinja2
 from pydantic import BaseModel
 
+from .. import prompt_files
 from ..errors import BudgetExceeded, JudgeError, ModelCrashed, ModelError, ModelOutputError
 from ..models import Message, Model
 from ..models.profiles import LIST_ITEMS, bounded_schema
@@ -29,22 +27,10 @@ SYSTEM = (
     "Answer with JSON that matches the requested schema exactly."
 )
 
-_env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
-_base_env = jinja2.Environment(
-    undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False
-)  # transcript prompts: block tags on their own lines leave no blank lines
-
-
-@cache
-def load_prompt(name: str) -> jinja2.Template:
-    """A prompt lives in ``evaluation/prompts/<name>.md`` (jinja2); a base-profile one in ``prompts/base/``."""
-    parts = f"{name}.md".split("/")
-    text = resources.files("ragdive.evaluation").joinpath("prompts", *parts).read_text(encoding="utf-8")
-    return (_base_env if parts[0] == "base" else _env).from_string(text)
-
 
 def render_prompt(name: str, **variables: Any) -> str:
-    return load_prompt(name).render(**variables).strip() + "\n"
+    """``evaluation/prompts/<name>.md`` (a base-profile one is ``base/<name>``), through the one prompt loader."""
+    return prompt_files.render_prompt("ragdive.evaluation", name, **variables) + "\n"
 
 
 class Judge:
@@ -57,12 +43,22 @@ class Judge:
         """Judge calls made (successful or not): the benchmark counts these."""
         self.failures = 0
         """Calls that ended in a JudgeError."""
-        self.usage = Usage(cost_usd=0.0)
+        self.usage: Usage | None = Usage(cost_usd=0.0)
         """Tokens (and cost; None once any call's price is unknown) of every call, unusable answers included."""
 
     @property
     def name(self) -> str:
         return self.model.name
+
+    @property
+    def local_models(self) -> list[Model]:
+        return [self.model]
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+
+    def _spend(self, usage: Usage) -> None:
+        self.usage = usage if self.usage is None else self.usage + usage
 
     @property
     def base(self) -> bool:
@@ -99,13 +95,13 @@ class Judge:
             except ModelOutputError as exc:
                 self.failures += 1
                 if isinstance(exc.usage, Usage):  # the unusable answers were paid for: count them
-                    self.usage = self.usage + exc.usage
+                    self._spend(exc.usage)
                 raw = (exc.raw or "").strip().replace("\n", " ")
                 raise JudgeError(f"judge output unusable ({_first_line(exc)}); raw: {raw[:200]!r}") from exc
             except ModelError as exc:
                 self.failures += 1
                 raise JudgeError(f"judge call failed: {_first_line(exc)}") from exc
-        self.usage = self.usage + completion.usage
+        self._spend(completion.usage)
         parsed = completion.parsed
         if not isinstance(parsed, schema):  # a backend that ignored the schema: treat like garbage
             self.failures += 1

@@ -22,10 +22,11 @@ from typing import Any, ClassVar
 
 from ..config import ModelsConfig
 from ..errors import ConfigError
-from ..models import apply_model_overrides
-from ..records import Turn
+from ..models import Model, apply_model_overrides
+from ..records import Turn, Usage
 from .evaluator import Evaluator
-from .metrics import TURN_METRICS, TurnMetric, metric_info
+from .judging import JudgeProtocol
+from .metrics import ConversationMetric, TurnMetric, all_metrics, metric_info
 from .metrics.base import Outcome, Unscorable
 
 PREFIX = "ragas_"
@@ -45,7 +46,12 @@ def import_ragas() -> Any:
 
 
 class RagasJudge:
-    """Holds the Ragas LLM, bounds and counts the calls made through it (one `ascore` may make several)."""
+    """Holds the Ragas LLM, bounds and counts the calls made through it (one `ascore` may make several).
+    Implements the judge protocol: its usage is None (Ragas's calls bypass the model layer, so tokens are unknown,
+    never counted as zero) and it has no local model to self-check."""
+
+    usage: Usage | None = None
+    local_models: ClassVar[list[Model]] = []
 
     def __init__(self, name: str, base_url: str, api_key: str, concurrency: int) -> None:
         llms, self.collections = import_ragas()
@@ -69,7 +75,6 @@ class RagasJudge:
         )
         self.llm = llms.llm_factory(name.split("/", 1)[1], client=self.client)
         self._slots = asyncio.Semaphore(concurrency)
-        self.model = self  # the evaluator closes `judge.model`
 
     async def run(self, make: Callable[[], Any]) -> Any:
         """Bounds metric evaluations in flight (each may make several calls)."""
@@ -89,18 +94,14 @@ RAGAS_METRICS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-class RagasMetric(TurnMetric):
-    """One of our metric names, computed by the corresponding Ragas metric."""
+class RagasMetric(TurnMetric["RagasJudge"]):
+    """One of our metric names, computed by the corresponding Ragas metric: a subclass per metric (see
+    `ragas_metric`) carries our metric's name with the prefix and its prechecks, so the unscored rules are ours."""
 
-    ours: ClassVar[dict[str, type[TurnMetric]]] = TURN_METRICS
+    base: ClassVar[str]
 
-    def __init__(self, base: str, judge: RagasJudge) -> None:
-        self.base = base
-        self.name = PREFIX + base  # type: ignore[misc]
-        self.needs_answer = self.ours[base].needs_answer  # type: ignore[misc]
-        self.needs_contexts = self.ours[base].needs_contexts  # type: ignore[misc]
-        self.needs_answerable = self.ours[base].needs_answerable  # type: ignore[misc]
-        self.metric = RAGAS_METRICS[base](judge.collections, judge.llm)
+    def __init__(self, judge: RagasJudge) -> None:
+        self.metric = RAGAS_METRICS[self.base](judge.collections, judge.llm)
 
     def identity(self) -> dict[str, Any]:
         # the verdict is Ragas's, so the fingerprint names Ragas and its version, not our prompt files
@@ -119,7 +120,7 @@ class RagasMetric(TurnMetric):
         }
         return inputs[self.base]
 
-    async def measure(self, judge: Any, turn: Turn) -> Outcome:
+    async def measure(self, judge: RagasJudge, turn: Turn) -> Outcome:
         try:
             result = await judge.run(lambda: self.metric.ascore(**self._inputs(turn)))
         except Exception as exc:  # Ragas raises whatever its stack raises; all of it is a failed judgement
@@ -131,17 +132,34 @@ class RagasMetric(TurnMetric):
         return Outcome(value, getattr(result, "reason", None) or "", {"engine": "ragas"})
 
 
+def ragas_metric(base: str) -> type[RagasMetric]:
+    ours = metric_info(base).cls
+    attributes = {
+        "base": base,
+        "name": PREFIX + base,
+        **{rule: getattr(ours, rule) for rule in ("needs_answer", "needs_contexts", "needs_answerable")},
+    }
+    return type(f"Ragas{ours.__name__}", (RagasMetric,), attributes)
+
+
 class RagasEvaluator(Evaluator):
-    def __init__(self, judge: RagasJudge, metrics: list[str]) -> None:
-        self.judge = judge  # type: ignore[assignment]
-        self.metric_names = [m for m in metrics if m in RAGAS_METRICS]
-        self.turn_metrics = [RagasMetric(m, judge) for m in self.metric_names]
-        self.conversation_metrics = []
-        dropped = [m for m in metrics if m not in RAGAS_METRICS]
-        self.notes = [f"ragas engine: {', '.join(dropped)} not computed (ragdive engine only)"] if dropped else []
+    """The evaluator with Ragas's metrics in place of ours; everything else (resume, unscored, totals) is shared."""
+
+    def __init__(self, judge: RagasJudge, metrics: list[str] | None) -> None:
+        self.ragas_judge = judge
+        super().__init__(judge, metrics)
+
+    def build_metrics(self, names: list[str] | None) -> tuple[list[TurnMetric], list[ConversationMetric]]:
+        names = [m.name for m in all_metrics()] if names is None else names
+        dropped = [m for m in names if m not in RAGAS_METRICS]
+        if dropped:
+            self.notes.append(f"ragas engine: {', '.join(dropped)} not computed (ragdive engine only)")
+        return [ragas_metric(m)(self.ragas_judge) for m in names if m in RAGAS_METRICS], []
 
     @classmethod
-    def from_models(cls, models: ModelsConfig, overrides: list[str], metrics: list[str], concurrency: int) -> Evaluator:
+    def from_models(
+        cls, models: ModelsConfig, overrides: list[str], metrics: list[str] | None, concurrency: int
+    ) -> Evaluator:
         spec = apply_model_overrides(models, overrides).for_role("judge")
         if spec is None or spec.provider != "openai" or not spec.base_url:
             raise ConfigError(
@@ -150,7 +168,5 @@ class RagasEvaluator(Evaluator):
         key = spec.api_key or (os.environ.get(spec.api_key_env) if spec.api_key_env else None) or "none"
         return cls(RagasJudge(spec.model, spec.base_url, key, concurrency), metrics)
 
-    async def evaluate_run(self, store, **kwargs):  # type: ignore[no-untyped-def]
-        result = await super().evaluate_run(store, **kwargs)
-        result.notes.extend(self.notes)
-        return result
+
+_: type[JudgeProtocol] = RagasJudge  # the protocol is what the evaluator relies on: checked by mypy here

@@ -1,29 +1,16 @@
-"""Rendering the prompt files in prompts/ (jinja2), and the conversation-so-far view both models see."""
+"""Rendering the simulation's prompt files, and the conversation-so-far view both models see."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
-import jinja2
-
+from ..prompt_files import render_prompt
 from ..records import Turn
 
 
-@cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("ragdive.simulation", "prompts"),
-        undefined=jinja2.StrictUndefined,  # a missing variable is a bug, not an empty string in a prompt
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        autoescape=False,
-    )
-
-
 def render(name: str, **variables: object) -> str:
-    return _environment().get_template(name).render(**variables).strip()
+    """``prompts/<name>`` of the simulation (e.g. ``generator_turn.md``), through the one prompt loader."""
+    return render_prompt(__package__ or "ragdive.simulation", name.removesuffix(".md"), **variables)
 
 
 @dataclass(frozen=True)

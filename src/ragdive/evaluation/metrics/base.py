@@ -10,11 +10,11 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ...errors import JudgeError
 from ...records import Conversation, Score, Turn
-from ..judge import Judge
+from ..judging import JudgeProtocol
 from .registry import MetricInfo, metric_info
 
 UNANSWERABLE_NOTE = "unanswerable probe: the knowledge base has no answer, so there is no relevant context"
@@ -50,7 +50,12 @@ def numbered_contexts(turn: Turn) -> list[dict[str, Any]]:
     return [{"rank": i, "text": c.text, "source": c.source or c.id or ""} for i, c in enumerate(turn.contexts, 1)]
 
 
-class TurnMetric(ABC):
+JudgeT = TypeVar("JudgeT", bound=JudgeProtocol)
+"""The judge a metric asks: ragdive's metrics ask the `Judge` (unparameterised `TurnMetric` means any), the Ragas
+engine's ask its own RagasJudge."""
+
+
+class TurnMetric(ABC, Generic[JudgeT]):
     """A single-turn metric: judges one turn (stand-alone question, ground truth, answer, contexts)."""
 
     name: ClassVar[str]
@@ -73,15 +78,15 @@ class TurnMetric(ABC):
         return None
 
     @abstractmethod
-    async def measure(self, judge: Judge, turn: Turn) -> Outcome:
+    async def measure(self, judge: JudgeT, turn: Turn) -> Outcome:
         """Ask the judge and compute the value. Raise Unscorable when there is nothing to measure."""
 
-    async def score(self, judge: Judge, conversation: Conversation, turn: Turn) -> Score:
+    async def score(self, judge: JudgeT, conversation: Conversation, turn: Turn) -> Score:
         common = {"conversation_id": conversation.id, "turn_index": turn.index, **self.identity()}
         return await _judged_score(judge, common, self.precheck(turn), lambda: self.measure(judge, turn))
 
 
-class ConversationMetric(ABC):
+class ConversationMetric(ABC, Generic[JudgeT]):
     """A multi-turn metric: judges the whole conversation (rag_input and answer of every turn)."""
 
     name: ClassVar[str]
@@ -98,10 +103,10 @@ class ConversationMetric(ABC):
         return None
 
     @abstractmethod
-    async def measure(self, judge: Judge, conversation: Conversation) -> Outcome:
+    async def measure(self, judge: JudgeT, conversation: Conversation) -> Outcome:
         """Ask the judge and compute the value."""
 
-    async def score(self, judge: Judge, conversation: Conversation) -> Score:
+    async def score(self, judge: JudgeT, conversation: Conversation) -> Score:
         common = {"conversation_id": conversation.id, "turn_index": None, **self.identity()}
         return await _judged_score(
             judge, common, self.precheck(conversation), lambda: self.measure(judge, conversation)
@@ -120,7 +125,7 @@ def fingerprint(info: MetricInfo) -> str:
 
 
 async def _judged_score(
-    judge: Judge, common: dict[str, Any], precheck: str | None, measure: Callable[[], Awaitable[Outcome]]
+    judge: JudgeProtocol, common: dict[str, Any], precheck: str | None, measure: Callable[[], Awaitable[Outcome]]
 ) -> Score:
     """A value when the judge could measure; otherwise unscored with the reason (a precheck, a judge failure,
     nothing to measure) — never a 0 standing in for a failure."""
