@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from ragdive.records import FailedCheck, ModelSpend, Rejection, Score
 from ragdive.store import CONVERSATIONS, RunRecorder, RunStore, count_files
 
@@ -26,7 +28,7 @@ def spend(role: str, calls: int, tokens: int, cost: float | None = 0.0) -> Model
 def test_status_goes_created_running_finished_stamped_with_this_process(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path)
     assert store.read_manifest().status == "created"
-    store.update_manifest(error="an earlier session failed")
+    store.write_manifest(store.read_manifest().model_copy(update={"error": "an earlier session failed"}))
     started = RunRecorder(store).start()
     assert started.status == "running" and started.error is None
     assert started.process is not None and started.process.pid == os.getpid()
@@ -92,3 +94,11 @@ def test_spend_adds_up_per_role_and_model_across_recorders_and_sessions(tmp_path
     user = next(s for s in t.spend if s.role == "user")
     assert (user.calls, user.prompt_tokens, user.cost_usd) == (3, 32, None)
     assert t.prompt_tokens == 137 and t.cost_usd is None  # one unknown price: the total is unknown, not free
+
+
+def test_no_other_code_changes_status_or_totals(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path)
+    with pytest.raises(TypeError, match="only the run recorder"):
+        store.update_manifest(status="finished")
+    with pytest.raises(TypeError, match="totals"):
+        store.update_manifest(totals={"conversations": 3})

@@ -101,9 +101,9 @@ def test_redaction_of_records_written_as_jsonl(tmp_path: Path) -> None:
 def test_manifest_updates_are_atomic_and_leave_no_temp_files(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path)
     for n in range(5):
-        store.update_manifest(status="running", totals={"conversations": n})
+        store.update_manifest(name=f"try {n}", models={"user": f"scripted/{n}"})
     manifest = store.read_manifest()
-    assert manifest.status == "running"
+    assert manifest.name == "try 4" and manifest.models == {"user": "scripted/4"}
     assert sorted(p.name for p in store.path.iterdir()) == ["manifest.json"]
     assert manifest.updated >= manifest.created
 

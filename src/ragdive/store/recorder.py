@@ -57,7 +57,7 @@ class RunRecorder:
         totals = manifest.totals.model_copy(update=self._counts.update())
         if spend is not None:
             totals = self._add_spend(totals, list(spend))
-        return self.store.update_manifest(totals=totals, **fields)
+        return self.store._update_manifest({**fields, "totals": totals})  # the one writer of these fields
 
     def _add_spend(self, totals: Totals, snapshot: list[ModelSpend]) -> Totals:
         lines = {(s.role, s.model): s.model_copy() for s in totals.spend}

@@ -26,6 +26,9 @@ REJECTIONS = "rejections.jsonl"
 EVALUATIONS = "evaluations.jsonl"
 REPORT = "report.html"
 
+RECORDER_FIELDS = frozenset({"status", "error", "process", "totals"})
+"""Manifest fields only the run recorder changes."""
+
 
 def new_run_id(now: datetime | None = None) -> str:
     """Sortable by creation time (UTC, second resolution), unique through a random suffix."""
@@ -114,8 +117,16 @@ class RunStore:
         write_json_atomic(self.path / MANIFEST, redact(manifest.model_dump(mode="json")))
 
     def update_manifest(self, **changes: Any) -> RunManifest:
-        """Change manifest fields. A run's status and totals are the run recorder's to change (store.recorder),
-        which calls this; other code changes only what describes the run (name, models...)."""
+        """Change what describes the run (name, models, target...). Its status, error, process and totals are the
+        run recorder's (store.recorder): asking for them here is a bug, refused so that no second writer of
+        them grows back."""
+        owned = sorted(RECORDER_FIELDS & changes.keys())
+        if owned:
+            raise TypeError(f"{', '.join(owned)}: only the run recorder (ragdive.store.RunRecorder) changes these")
+        return self._update_manifest(changes)
+
+    def _update_manifest(self, changes: dict[str, Any]) -> RunManifest:
+        """Read, change, validate, write atomically. The recorder's primitive (and update_manifest's)."""
         # validated, so a dict given for a nested field (totals={...}) becomes the record it should be
         data = {**self.read_manifest().model_dump(), **changes}
         manifest = RunManifest.model_validate(data)
