@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ragdive.cli.main import main
-from ragdive.store import RunStore
+from ragdive.store import RunRecorder, RunStore
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -59,10 +59,11 @@ def test_runs_list_and_show_tell_a_run_whose_process_is_gone(tmp_path: Path) -> 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()  # exited and reaped: its pid is no longer a process
     gone = RunStore.create(tmp_path, run_id="20260101-000000-aaaaaa")
-    gone.mark_running()
-    gone.update_manifest(process=gone.read_manifest().process.model_copy(update={"pid": child.pid}))
+    RunRecorder(gone).start()
+    manifest = gone.read_manifest()
+    gone.write_manifest(manifest.model_copy(update={"process": manifest.process.model_copy(update={"pid": child.pid})}))
     alive = RunStore.create(tmp_path, run_id="20260102-000000-bbbbbb")
-    alive.mark_running()  # this test's own process: alive while runs list looks
+    RunRecorder(alive).start()  # this test's own process: alive while runs list looks
 
     listed = run_cli("runs", "list", str(tmp_path)).stdout
     rows = {cells[0]: cells for cells in map(str.split, listed.splitlines()) if cells and cells[0].startswith("2026")}

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from ragdive.errors import StoreError
-from ragdive.records import FailedCheck, Rejection, RunManifest, Score
+from ragdive.records import SCHEMA_VERSION, FailedCheck, Rejection, RunManifest, Score
 from ragdive.redaction import MASK, redact
-from ragdive.store import RunStore, list_runs, new_run_id, process_alive, shown_status, this_process
+from ragdive.store import RunRecorder, RunStore, list_runs, new_run_id, process_alive, shown_status, this_process
 
 from .factories import make_conversation, make_draft
 
@@ -42,7 +42,7 @@ def test_records_round_trip_through_the_store(tmp_path: Path) -> None:
     assert again.finished_conversation_ids() == {"c1"}
     manifest = again.read_manifest()
     assert manifest.run_id == store.path.name
-    assert manifest.schema_version == 1
+    assert manifest.schema_version == SCHEMA_VERSION
 
 
 def test_a_torn_last_line_is_skipped_and_reported(tmp_path: Path) -> None:
@@ -101,9 +101,9 @@ def test_redaction_of_records_written_as_jsonl(tmp_path: Path) -> None:
 def test_manifest_updates_are_atomic_and_leave_no_temp_files(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path)
     for n in range(5):
-        store.update_manifest(status="running", totals={"conversations": n})
+        store.update_manifest(name=f"try {n}", models={"user": f"scripted/{n}"})
     manifest = store.read_manifest()
-    assert manifest.status == "running"
+    assert manifest.name == "try 4" and manifest.models == {"user": "scripted/4"}
     assert sorted(p.name for p in store.path.iterdir()) == ["manifest.json"]
     assert manifest.updated >= manifest.created
 
@@ -148,7 +148,7 @@ def _reaped_pid() -> int:
 def test_mark_running_records_this_process_and_old_manifests_still_read(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path)
     assert store.read_manifest().process is None
-    store.mark_running()
+    RunRecorder(store).start()
     process = store.read_manifest().process
     assert process is not None and process.pid == os.getpid() and process.host == socket.gethostname()
 

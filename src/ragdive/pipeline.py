@@ -23,7 +23,7 @@ from .models.selfcheck import check_local_models
 from .records import Score
 from .redaction import MASK
 from .simulation import PreparedRun, RunObserver, RunOutcome, prepare_run, run_simulation
-from .store import RunStore
+from .store import RunRecorder, RunStore
 
 
 def with_overrides(
@@ -205,19 +205,19 @@ def run_experiment(
         try:
             # the run is not finished until it is scored; "running" until then, so `runs list` does not mislead
             # (inside the try: an interrupt right here must not leave it "running")
-            store.mark_running(error=None)
+            RunRecorder(store).start()
             result = asyncio.run(evaluate_store(evaluator, store, on_start=on_evaluation, on_score=on_score))
         except BudgetExceeded as exc:
             error = f"budget exceeded while scoring: {exc}"
-            store.update_manifest(status="budget_exceeded", error=error)
+            RunRecorder(store).finish("budget_exceeded", error)
             return PipelineOutcome("budget_exceeded", "evaluation", store, simulated, error=error, metrics=metrics)
         except KeyboardInterrupt:
-            store.update_manifest(status="interrupted")
+            RunRecorder(store).finish("interrupted")
             raise
         except Exception as exc:
-            store.update_manifest(status="failed", error=f"{type(exc).__name__}: {exc}")
+            RunRecorder(store).finish("failed", f"{type(exc).__name__}: {exc}")
             raise
-        store.update_manifest(status="finished")
+        RunRecorder(store).finish("finished")
         return PipelineOutcome("finished", "evaluation", store, simulated, result, metrics=metrics)
     finally:
         prepared.context.close()

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from ragdive.analysis import RunScores, summarize_run
 from ragdive.errors import JudgeError, ModelError
 from ragdive.evaluation import Evaluator, Judge
-from ragdive.evaluation.stats import RunScores, summarize_run
 from ragdive.records import Context
 from ragdive.store import RunStore
 from tests.factories import make_conversation

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragdive.evaluation.stats import (
+from ragdive.analysis import (
     RunScores,
     arrow_for,
     cluster_bootstrap_ci,
@@ -139,7 +139,7 @@ def test_compare_configurations_band_star_arrow_and_pairing() -> None:
 
 
 def test_static_runs_pair_per_question_others_per_document() -> None:
-    from ragdive.evaluation.stats.compare import pairing_for
+    from ragdive.analysis.compare import pairing_for
 
     def static(name: str, values: list[float]) -> RunScores:
         convs = [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from ragdive.analysis import RunScores
 from ragdive.cli import _judging
-from ragdive.evaluation.stats import RunScores
 from ragdive.records import Score
 from tests.factories import make_conversation
 

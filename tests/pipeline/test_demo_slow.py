@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ragdive.evaluation.evaluator import latest_scores
-from ragdive.store import RunStore
+from ragdive.store import RunStore, latest_scores
 
 pytest.importorskip("llama_cpp")
 pytestmark = pytest.mark.slow

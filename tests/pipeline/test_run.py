@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from ragdive.cli.main import main
-from ragdive.evaluation.evaluator import latest_scores, score_key
-from ragdive.store import RunStore
+from ragdive.store import RunStore, latest_scores, score_key
 
 from .helpers import write_experiment
 

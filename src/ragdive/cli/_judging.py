@@ -9,7 +9,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ..evaluation.stats import MetricSummary, RunScores, summarize_by, summarize_run
+from ..analysis import MetricSummary, RunScores, summarize_by, summarize_run
 
 # a pipe gets 160 columns, not rich's 80, so tables are not truncated in logs and tests
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)

@@ -9,9 +9,9 @@ import typer
 from rich import box
 from rich.table import Table
 
+from ..analysis import MetricComparison, RunScores, compare_configurations, summarize_repeats
 from ..errors import ConfigError
 from ..evaluation import LOWER_IS_BETTER
-from ..evaluation.stats import MetricComparison, RunScores, compare_configurations, summarize_repeats
 from ..store import RunStore
 from ._judging import console
 

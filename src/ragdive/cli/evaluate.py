@@ -7,9 +7,9 @@ from pathlib import Path
 
 import typer
 
+from ..analysis import RunScores
 from ..config import load_config
 from ..errors import ConfigError
-from ..evaluation.stats import RunScores
 from ..pipeline import build_evaluator, evaluate_store, parse_metrics, settings_from_manifest
 from ..store import RunStore
 from ._judging import GROUPINGS, console, print_grouped, print_summary

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
+from ..analysis import RunScores
 from ..config import ExperimentConfig, load_config
-from ..evaluation.stats import RunScores
 from ..pipeline import PipelineOutcome, prepare_experiment, run_experiment, with_overrides
 from ._judging import print_summary
 from ._progress import ProgressObserver, ScoringProgress, console, progress_display

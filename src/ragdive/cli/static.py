@@ -10,17 +10,17 @@ from typing import Any
 
 import typer
 
+from ..analysis import RunScores
 from ..config import ExperimentConfig, load_config
 from ..errors import ConfigError, RagdiveError
 from ..evaluation import Evaluator
 from ..evaluation.metrics import check_metric_names, configured_metrics
 from ..evaluation.static import StaticItem, ask_dataset, load_static_dataset
-from ..evaluation.stats import RunScores
 from ..models import ModelContext, apply_model_overrides, models_for_roles
 from ..models.selfcheck import check_local_models
 from ..pipeline import build_judge, evaluate_store, parse_metrics
 from ..records import Conversation
-from ..store import RunStore
+from ..store import RunRecorder, RunStore
 from ..targets import Target, build_experiment_target
 from ._judging import console, print_summary
 from ._progress import AskingProgress, ScoringProgress, progress_display
@@ -62,7 +62,7 @@ def static_cmd(
         seed=cfg.seed,
         models={"judge": judge.name} if judge else {},
     )
-    store.mark_running()
+    RunRecorder(store).start()
     console.print(f"run {store.path}: asking {len(items)} questions", markup=False)
     status, error = "failed", None
     progress = progress_display()
@@ -90,7 +90,7 @@ def static_cmd(
         error = f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        store.update_manifest(status=status, error=error)
+        RunRecorder(store).finish(status, error)
         context.close()
     if judge is not None:
         print_summary(RunScores.from_store(store), names)

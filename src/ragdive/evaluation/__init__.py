@@ -1,6 +1,6 @@
 """Evaluation stage: the judge, per-turn and per-conversation metrics, the evaluator, statistics, static mode."""
 
-from .evaluator import EvaluationResult, Evaluator, update_score_totals
+from .evaluator import EvaluationResult, Evaluator
 from .judge import Judge, render_prompt
 from .metrics import (
     CONVERSATION_METRICS,
@@ -22,5 +22,4 @@ __all__ = [
     "TurnMetric",
     "render_prompt",
     "resolve_metrics",
-    "update_score_totals",
 ]

@@ -8,27 +8,11 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from ..records import Conversation, Score, Usage
-from ..store import RunStore
+from ..records import Conversation, ModelSpend, Score, Usage
+from ..store import RunRecorder, RunStore, ScoreKey, score_key
 from .judging import JudgeProtocol
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
 from .metrics.base import JUDGE_FAILED
-
-ScoreKey = tuple[str, int | None, str]
-
-
-def score_key(score: Score) -> ScoreKey:
-    return (score.conversation_id, score.turn_index, score.metric)
-
-
-def latest_scores(scores: list[Score]) -> list[Score]:
-    """One score per (conversation, turn, metric): the last line written wins. evaluations.jsonl is append-only,
-    so a retried judge failure leaves its old unscored line behind; readers must not count both."""
-    latest: dict[ScoreKey, Score] = {}
-    for score in scores:
-        latest.pop(score_key(score), None)  # re-insert so the order follows the winning line
-        latest[score_key(score)] = score
-    return list(latest.values())
 
 
 def judge_failed(score: Score) -> bool:
@@ -122,7 +106,7 @@ class Evaluator:
         manifest = store.read_manifest()
         result = EvaluationResult(notes=list(self.notes))
         conversations = store.conversations().records
-        existing = latest_scores(store.scores().records)
+        existing = store.current_scores()
         changed = self.changed_scores(existing)
         for metric_name, count in sorted(Counter(s.metric for s in changed).items()):
             result.changed[metric_name] = count
@@ -158,7 +142,7 @@ class Evaluator:
                 task.cancel()
             result.judge_calls = self.judge.calls - calls_before
             spent = _spent(usage_before, self.judge.usage)
-            update_score_totals(store, judge_model=self.judge.name if result.written else None, usage=spent)
+            record_scoring(store, self.judge.name, result.written > 0, spent, result.judge_calls)
         return result
 
 
@@ -173,22 +157,23 @@ def _spent(before: Usage | None, after: Usage | None) -> Usage | None:
     )
 
 
-def update_score_totals(store: RunStore, *, judge_model: str | None = None, usage: Usage | None = None) -> None:
-    """Recount scores and unscored from evaluations.jsonl into the manifest totals; add the judge's usage."""
-    scores = latest_scores(store.scores().records)
-    manifest = store.read_manifest()
-    t = manifest.totals
-    update: dict[str, object] = {"scores": len(scores), "unscored": sum(1 for s in scores if not s.scored)}
+def record_scoring(store: RunStore, judge: str, wrote: bool, usage: Usage | None, calls: int) -> None:
+    """Scores are recounted from evaluations.jsonl by the run recorder; the judge's spend is added to the run's,
+    and the judge named in the manifest once it wrote a score."""
+    spend = None
     if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
-        update["prompt_tokens"] = t.prompt_tokens + usage.prompt_tokens
-        update["completion_tokens"] = t.completion_tokens + usage.completion_tokens
-        # unknown stays unknown: a known total plus an unknown judge cost is unknown, never "free"
-        update["cost_usd"] = None if t.cost_usd is None or usage.cost_usd is None else t.cost_usd + usage.cost_usd
-    totals = t.model_copy(update=update)
-    models = dict(manifest.models)
-    if judge_model:
-        models["judge"] = judge_model
-    store.update_manifest(totals=totals, models=models)
+        spend = [
+            ModelSpend(
+                role="judge",
+                model=judge,
+                calls=calls,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                cost_usd=usage.cost_usd,
+            )
+        ]
+    models = {**store.read_manifest().models, **({"judge": judge} if wrote else {})}
+    RunRecorder(store).record(spend=spend, models=models)
 
 
 def _turn_job(

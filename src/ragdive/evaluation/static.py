@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, TargetError
 from ..records import Conversation, QuestionType, Turn
-from ..store import RunStore
+from ..store import RunRecorder, RunStore
 from ..targets import DialogueState, Target
 
 # as in simulation: this many failures without a single answer means the target is down
@@ -154,13 +154,5 @@ async def ask_dataset(
     finally:
         for task in tasks:
             task.cancel()
-        convs = store.conversations().records
-        totals = store.read_manifest().totals.model_copy(
-            update={
-                "conversations": len(convs),
-                "turns": sum(len(c.turns) for c in convs),
-                "errors": sum(c.status == "error" for c in convs),
-            }
-        )
-        store.update_manifest(totals=totals)
+        RunRecorder(store).record()
     return asked, errors

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..config.models import BudgetConfig, ModelSpec, Prices
 from ..errors import BudgetExceeded
-from ..records import Usage
+from ..records import ModelSpend, Usage
 
 # Published list prices (USD per 1M tokens, standard tier) of a few well-known models; override in the config.
 BUILTIN_PRICES: dict[str, tuple[float, float]] = {
@@ -123,6 +123,21 @@ class UsageLedger:
             if line.calls:
                 total = total + line.usage
         return total
+
+    def spend(self) -> list[ModelSpend]:
+        """This ledger's calls as the run recorder takes them (a running snapshot; cache hits excluded)."""
+        return [
+            ModelSpend(
+                role=line.role,
+                model=line.model,
+                calls=line.calls,
+                prompt_tokens=line.prompt_tokens,
+                completion_tokens=line.completion_tokens,
+                cost_usd=line.cost_usd,
+            )
+            for line in self.lines()
+            if line.calls
+        ]
 
     def by_role(self) -> dict[str, Usage]:
         out: dict[str, Usage] = {}

@@ -12,9 +12,10 @@ from .conversation import (
     TurnDraft,
     Usage,
     Verdict,
+    rejection_id,
 )
 from .corpus import Document, Persona
-from .manifest import SCHEMA_VERSION, RunManifest, RunProcess, Totals
+from .manifest import SCHEMA_VERSION, ModelSpend, RunManifest, RunProcess, Totals
 from .scoring import Score
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Conversation",
     "Document",
     "FailedCheck",
+    "ModelSpend",
     "Persona",
     "QuestionType",
     "Rejection",
@@ -36,4 +38,5 @@ __all__ = [
     "TurnDraft",
     "Usage",
     "Verdict",
+    "rejection_id",
 ]

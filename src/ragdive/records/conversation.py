@@ -4,7 +4,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import Record, utc_now
 
@@ -180,8 +180,17 @@ class Conversation(Record):
     """When it was written."""
 
 
+def rejection_id(conversation_id: str, turn_index: int, attempt: int) -> str:
+    """A rejection's stable id: a resumed run that redoes a conversation gives its rejections the same ids, so
+    readers keep one line per id (see ragdive.store.latest)."""
+    return f"{conversation_id}/t{turn_index}/a{attempt}"
+
+
 class Rejection(Record):
     """One validator rejection: a line of rejections.jsonl."""
+
+    id: str = ""
+    """Stable id from (conversation, turn, attempt); lines written before ids existed get the same one on read."""
 
     conversation_id: str
     """Conversation it happened in."""
@@ -197,3 +206,9 @@ class Rejection(Record):
     """Which stage rejected it."""
     draft: TurnDraft
     """The rejected draft."""
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> Rejection:
+        if not self.id:
+            self.id = rejection_id(self.conversation_id, self.turn_index, self.attempt)
+        return self

@@ -7,19 +7,38 @@ from pydantic import Field
 
 from ._base import Record, utc_now
 
-SCHEMA_VERSION = 1
-"""Version of the run-directory format; bump it with a migration note when a reader would misread old runs."""
+SCHEMA_VERSION = 2
+"""Version of the run-directory format; bump it with a named migration (ragdive.store.migrations) when a reader
+would misread old runs. 2: rejection ids, rejections by category and spend per model."""
+
+
+class ModelSpend(Record):
+    """What one role spent on one model over the whole run (every session of it)."""
+
+    role: str
+    """user, validator, judge, target ("-" when a call named none)."""
+    model: str
+    """provider/model."""
+    calls: int = 0
+    """Calls that reached the model (cache hits excluded)."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+    """None as soon as one call had no known price."""
 
 
 class Totals(Record):
-    """Counters kept up to date while a run progresses."""
+    """Counters of a run, written only by the run recorder (ragdive.store.recorder): the counts are recounted
+    from the run's files at every write, so they equal the files' content whenever the run was stopped."""
 
     conversations: int = 0
     """Finished conversations."""
     turns: int = 0
     """Finished turns."""
     rejections: int = 0
-    """Validator rejections."""
+    """Validator rejections (one per rejection id, of conversations on disk)."""
+    rejections_by_category: dict[str, int] = Field(default_factory=dict)
+    """Rejections per failed check; a rejection that failed two checks counts under both."""
     errors: int = 0
     """Conversations or turns that ended in an error."""
     prompt_tokens: int = 0
@@ -28,6 +47,8 @@ class Totals(Record):
     """Completion tokens over all roles."""
     cost_usd: float | None = None
     """Total cost; None when any price was unknown."""
+    spend: list[ModelSpend] = Field(default_factory=list)
+    """Tokens and cost per role and model (empty in runs written before ragdive recorded it)."""
     scores: int = 0
     """Scores written to evaluations.jsonl."""
     unscored: int = 0

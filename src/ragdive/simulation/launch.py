@@ -137,5 +137,5 @@ def run_simulation(prepared: PreparedRun) -> RunOutcome:
         return asyncio.run(prepared.execute())
     except KeyboardInterrupt:
         runner = prepared.runner
-        prepared.store.update_manifest(status="interrupted", totals=runner.totals)
+        runner.recorder.finish("interrupted", spend=runner.session_spend())
         raise

@@ -9,8 +9,12 @@ A target that fails TARGET_FAILURES_BEFORE_STOP times without one answer stops t
 (status ``failed``): it is down, and every further conversation would only spend the user and validator models.
 
 Rejections are written with their conversation, just before it (a conversation that is dropped and redone after
-a resume would otherwise leave duplicates); a kill between those two writes can duplicate one conversation's
-rejections, never lose any.
+a resume would otherwise leave duplicates). A kill between those two writes leaves that conversation's rejections
+on disk without it; the resumed run redoes the conversation and writes them again under the same ids, and every
+reader keeps one line per id (ragdive.store.latest), so nothing is lost or counted twice.
+
+The manifest's status and totals are the run recorder's (ragdive.store.recorder): it recounts them from the files
+at every write, and adds what this session's models spent.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from dataclasses import dataclass
 from ..corpus.sampling import SeedSampler, shared_terms
 from ..errors import BudgetExceeded, ModelError, TargetError
 from ..models import UsageLedger
-from ..records import Conversation, Persona, Rejection, Totals, Usage
-from ..store import RunStore
+from ..records import Conversation, ModelSpend, Persona, Totals, Usage
+from ..store import RunRecorder, RunStore
 from ..targets import Target
 from .dialogue import ConversationPlan, DialogueSettings, Observer, run_dialogue
 from .generator import Generator
@@ -100,8 +104,8 @@ class SimulationRunner:
         self.settings = settings
         self.concurrency = concurrency
         self.observer = observer or RunObserver()
+        self.recorder = RunRecorder(store)
         self.totals = Totals()
-        self._spent_before = Usage(cost_usd=0.0)
         # one ledger per distinct model context (a real run shares one; tests may build separate models)
         contexts = {id(m.context): m.context for m in (generator.model, validator.model)}
         self.ledgers: list[UsageLedger] = [c.ledger for c in contexts.values()]
@@ -114,10 +118,10 @@ class SimulationRunner:
     async def run(self) -> RunOutcome:
         """Run every planned conversation not yet in the store. Returns how the run ended; re-raises
         cancellation (after recording ``interrupted``) and bugs (after recording ``failed``)."""
-        done = self._load_totals()
+        done = self._resume()
         todo = [p for p in self.plans if p.id not in done]
+        self.totals = self.recorder.start(spend=self.session_spend()).totals
         self.observer.started(len(self.plans), len(self.plans) - len(todo), self.totals.model_copy())
-        self.store.mark_running(error=None, totals=self.totals)
         if self.preflight is not None:
             try:
                 await self.preflight()  # the local model's self-check: a broken build fails here, in seconds
@@ -163,9 +167,7 @@ class SimulationRunner:
             for rejection in result.rejections:
                 self.store.append_rejection(rejection)
             self.store.append_conversation(result.conversation)
-            self._count(result.conversation, result.rejections)
-            self._refresh_spend()
-            self.store.update_manifest(totals=self.totals)
+            self.totals = self.recorder.record(spend=self.session_spend()).totals
             self.observer.conversation(result.conversation, self.totals)
             self._watch_target(result.conversation)
 
@@ -183,48 +185,28 @@ class SimulationRunner:
                 f"(finished conversations are saved). First failure: {self._target_failures[0]}"
             )
 
-    def _load_totals(self) -> set[str]:
-        """Counts of what a previous (resumed) session already wrote, and the tokens and cost it spent (from the
-        manifest: they include calls of conversations that were dropped). Returns the finished ids."""
-        conversations = self.store.conversations().records
+    def _resume(self) -> set[str]:
+        """The ids a previous session already wrote. What earlier sessions spent counts against the budget: it
+        caps the whole run, not each session."""
         previous = self.store.read_manifest().totals
-        # score counts belong to the evaluation stage: a resumed simulation keeps them (it does not re-count them)
-        self.totals = Totals(scores=previous.scores, unscored=previous.unscored)
-        for conversation in conversations:
-            self._count(conversation, [])
-        self.totals.rejections = len(self.store.rejections().records)
-        spent_before = previous.prompt_tokens + previous.completion_tokens > 0
-        self._spent_before = Usage(
-            prompt_tokens=previous.prompt_tokens,
-            completion_tokens=previous.completion_tokens,
-            cost_usd=previous.cost_usd if spent_before else 0.0,
-        )
-        # the budget caps the whole run, not each session: what earlier sessions spent counts against it
         if self.ledgers:
-            self.ledgers[0].carry_over(self._spent_before)
-        self._refresh_spend()
-        return {c.id for c in conversations}
+            spent = previous.prompt_tokens + previous.completion_tokens > 0
+            self.ledgers[0].carry_over(
+                Usage(
+                    prompt_tokens=previous.prompt_tokens,
+                    completion_tokens=previous.completion_tokens,
+                    cost_usd=previous.cost_usd if spent else 0.0,
+                )
+            )
+        return self.store.finished_conversation_ids()
 
-    def _count(self, conversation: Conversation, rejections: list[Rejection]) -> None:
-        t = self.totals
-        t.conversations += 1
-        t.turns += len(conversation.turns)
-        t.rejections += len(rejections)
-        t.errors += (conversation.status == "error") + sum(turn.error is not None for turn in conversation.turns)
-
-    def _refresh_spend(self) -> None:
-        """Tokens and cost from the models' usage ledgers: every call, including failed drafts, corrective
-        retries and conversations that were dropped; cache hits cost nothing. Cost None = some price unknown."""
-        spent = self._spent_before
-        for ledger in self.ledgers:
-            spent = spent + ledger.total()
-        self.totals.prompt_tokens = spent.prompt_tokens
-        self.totals.completion_tokens = spent.completion_tokens
-        self.totals.cost_usd = spent.cost_usd
+    def session_spend(self) -> list[ModelSpend]:
+        """What this session's models spent so far: every call, including failed drafts, corrective retries and
+        conversations that were dropped; cache hits cost nothing."""
+        return [line for ledger in self.ledgers for line in ledger.spend()]
 
     def _finish(self, status: str, error: str | None) -> RunOutcome:
-        self._refresh_spend()
-        self.store.update_manifest(status=status, error=error, totals=self.totals)
+        self.totals = self.recorder.finish(status, error, spend=self.session_spend()).totals
         return RunOutcome(status=status, totals=self.totals, error=error)
 
 

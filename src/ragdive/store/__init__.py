@@ -1,7 +1,11 @@
 """The run store: the only code that writes run files."""
 
+from . import migrations
+from .counts import FileCounts, count_files
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
+from .latest import ScoreKey, latest, latest_rejections, latest_scores, score_key
 from .liveness import process_alive, shown_status, this_process
+from .recorder import RunRecorder
 from .run import (
     CONVERSATIONS,
     EVALUATIONS,
@@ -20,13 +24,22 @@ __all__ = [
     "MANIFEST",
     "REJECTIONS",
     "REPORT",
+    "FileCounts",
     "JsonlAppender",
     "ReadResult",
+    "RunRecorder",
     "RunStore",
+    "ScoreKey",
+    "latest",
+    "latest_rejections",
+    "latest_scores",
+    "count_files",
     "list_runs",
+    "migrations",
     "new_run_id",
     "process_alive",
     "read_jsonl",
+    "score_key",
     "shown_status",
     "this_process",
     "write_json_atomic",

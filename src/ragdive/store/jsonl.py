@@ -89,3 +89,34 @@ def read_jsonl(path: Path, model: type[M]) -> ReadResult[M]:
             except ValidationError as exc:
                 raise StoreError(f"{path.name} line {number} is not a valid {model.__name__}: {exc}") from exc
     return result
+
+
+def read_jsonl_tail(path: Path, model: type[M], offset: int = 0) -> tuple[list[M], int]:
+    """The complete records appended after byte ``offset``, and the offset just past the last complete line: a
+    counter that keeps the offset reads each line once, however long the run. A last line without its newline
+    (being written, or cut by a kill) is left for a later read; once a later append has ended it, it is skipped
+    like any torn line. Returns offset -1 when the file is shorter than ``offset`` (it is not the file that was
+    read before: count it again from the start)."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return [], 0 if offset == 0 else -1
+    if size < offset:
+        return [], -1
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        data = fh.read(size - offset)
+    end = data.rfind(b"\n") + 1
+    records: list[M] = []
+    for line in data[:end].splitlines():
+        if not line.strip():
+            continue
+        try:
+            parsed = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # torn by a kill: read_jsonl reports it, a counter skips it
+        try:
+            records.append(model.model_validate(parsed))
+        except ValidationError as exc:
+            raise StoreError(f"{path.name} holds a line that is not a valid {model.__name__}: {exc}") from exc
+    return records, offset + end

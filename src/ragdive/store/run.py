@@ -17,13 +17,17 @@ from ..records import Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
-from .liveness import this_process
+from .latest import latest_rejections, latest_scores
+from .migrations import migrate_manifest
 
 MANIFEST = "manifest.json"
 CONVERSATIONS = "conversations.jsonl"
 REJECTIONS = "rejections.jsonl"
 EVALUATIONS = "evaluations.jsonl"
 REPORT = "report.html"
+
+RECORDER_FIELDS = frozenset({"status", "error", "process", "totals"})
+"""Manifest fields only the run recorder changes."""
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -100,6 +104,9 @@ class RunStore:
             raise StoreError(f"{self.path} has no {MANIFEST}") from exc
         except json.JSONDecodeError as exc:
             raise StoreError(f"{self.path / MANIFEST} is not valid JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise StoreError(f"{self.path / MANIFEST} is not a valid manifest: not a JSON object")
+        data, _ = migrate_manifest(data, str(self.path / MANIFEST))
         try:
             return RunManifest.model_validate(data)
         except ValueError as exc:
@@ -110,16 +117,21 @@ class RunStore:
         write_json_atomic(self.path / MANIFEST, redact(manifest.model_dump(mode="json")))
 
     def update_manifest(self, **changes: Any) -> RunManifest:
+        """Change what describes the run (name, models, target...). Its status, error, process and totals are the
+        run recorder's (store.recorder): asking for them here is a bug, refused so that no second writer of
+        them grows back."""
+        owned = sorted(RECORDER_FIELDS & changes.keys())
+        if owned:
+            raise TypeError(f"{', '.join(owned)}: only the run recorder (ragdive.store.RunRecorder) changes these")
+        return self._update_manifest(changes)
+
+    def _update_manifest(self, changes: dict[str, Any]) -> RunManifest:
+        """Read, change, validate, write atomically. The recorder's primitive (and update_manifest's)."""
         # validated, so a dict given for a nested field (totals={...}) becomes the record it should be
         data = {**self.read_manifest().model_dump(), **changes}
         manifest = RunManifest.model_validate(data)
         self.write_manifest(manifest)
         return manifest
-
-    def mark_running(self, **changes: Any) -> RunManifest:
-        """Status ``running``, stamped with this process (pid, host): a session starts or resumes the run. If the
-        process dies without recording how it stopped, readers can tell (see liveness.shown_status)."""
-        return self.update_manifest(status="running", process=this_process(), **changes)
 
     # -- appending ---------------------------------------------------------------------------------------------
     def append_conversation(self, conversation: Conversation) -> None:
@@ -144,6 +156,14 @@ class RunStore:
 
     def scores(self) -> ReadResult[Score]:
         return read_jsonl(self.path / EVALUATIONS, Score)
+
+    def current_scores(self) -> list[Score]:
+        """One score per (conversation, turn, metric), the latest line: what every reader should count."""
+        return latest_scores(self.scores().records)
+
+    def current_rejections(self) -> list[Rejection]:
+        """One rejection per id, the latest line, of conversations on disk: what every reader should count."""
+        return latest_rejections(self.rejections().records, self.finished_conversation_ids())
 
     def finished_conversation_ids(self) -> set[str]:
         """Ids already written: a resumed run skips these and never writes them twice."""

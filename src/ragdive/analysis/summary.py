@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...records import Conversation, Score
-from ...store import RunStore
-from ..evaluator import latest_scores
+from ..records import Conversation, Score
+from ..store import RunStore
 from .bootstrap import cluster_bootstrap_ci
 
 
@@ -32,7 +31,7 @@ class RunScores:
         return cls(
             name=manifest.name or manifest.run_id,
             conversations=store.conversations().records,
-            scores=latest_scores(store.scores().records),
+            scores=store.current_scores(),
             kind=manifest.kind,
         )
 

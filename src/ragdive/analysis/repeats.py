@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...records import Score
+from ..records import Score
 from .bootstrap import cluster_bootstrap_ci
 from .summary import RunScores
 

@@ -1,0 +1,90 @@
+"""A run's counts, from its files: conversations, turns, errors, rejections by category, scores and unscored.
+
+Counted, never incremented: the counts are what the files hold, under the "latest line wins" rule (one
+conversation per id, one rejection per id, one score per item), and only rejections of conversations on disk (a
+rejection whose conversation a kill dropped is written again when the resumed run redoes it). The files are only
+appended to, so a FileCounts reads each line once: a long run's every write costs only the lines added since
+the last one, not a pass over the whole run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from ..records import Conversation, Rejection, Score, Totals
+from .jsonl import read_jsonl_tail
+from .latest import ScoreKey, score_key
+from .run import CONVERSATIONS, EVALUATIONS, REJECTIONS
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class _Replaced(Exception):
+    """A file is shorter than what was read of it before: it is not the file that was counted."""
+
+
+class FileCounts:
+    """Counts of one run directory, brought up to date from the files at each ``update()``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._offsets = {CONVERSATIONS: 0, REJECTIONS: 0, EVALUATIONS: 0}
+        self._conversations: dict[str, tuple[int, int]] = {}
+        """id → (turns, errors) of its latest line."""
+        self._rejections: dict[str, tuple[str, list[str]]] = {}
+        """id → (conversation id, failed checks) of its latest line."""
+        self._scores: dict[ScoreKey, bool] = {}
+        """item → scored, of its latest line."""
+
+    def update(self) -> dict[str, Any]:
+        """Read what was appended since the last update; the counts, as Totals fields."""
+        try:
+            self._read_new()
+        except _Replaced:  # a user or a test replaced a file: count everything afresh
+            self._reset()
+            self._read_new()
+        kept = [checks for cid, checks in self._rejections.values() if cid in self._conversations]
+        categories = Counter(check for checks in kept for check in checks)
+        return {
+            "conversations": len(self._conversations),
+            "turns": sum(turns for turns, _ in self._conversations.values()),
+            "errors": sum(errors for _, errors in self._conversations.values()),
+            "rejections": len(kept),
+            "rejections_by_category": dict(sorted(categories.items())),
+            "scores": len(self._scores),
+            "unscored": sum(not scored for scored in self._scores.values()),
+        }
+
+    def _read_new(self) -> None:
+        for conversation in self._new(CONVERSATIONS, Conversation):
+            self._conversations[conversation.id] = (len(conversation.turns), errors_of(conversation))
+        for rejection in self._new(REJECTIONS, Rejection):
+            self._rejections[rejection.id] = (rejection.conversation_id, [str(c) for c in rejection.categories])
+        for score in self._new(EVALUATIONS, Score):
+            self._scores[score_key(score)] = score.scored
+
+    def _new(self, name: str, model: type[M]) -> list[M]:
+        records, offset = read_jsonl_tail(self.path / name, model, self._offsets[name])
+        if offset < 0:
+            raise _Replaced(name)
+        self._offsets[name] = offset
+        return records
+
+
+def count_files(path: Path, totals: Totals | None = None) -> Totals:
+    """``totals`` with every count recounted from the run's files (spend kept as it is)."""
+    return (totals or Totals()).model_copy(update=FileCounts(path).update())
+
+
+def errors_of(conversation: Conversation) -> int:
+    """Turns that ended in an error, or 1 for a conversation that failed outside any turn (a static question's
+    failure is on its one turn and on the conversation: one error, not two)."""
+    failed_turns = sum(turn.error is not None for turn in conversation.turns)
+    return failed_turns or int(conversation.status == "error")

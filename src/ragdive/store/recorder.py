@@ -1,0 +1,120 @@
+"""The run recorder: the only code that changes a run's status, counters and totals in manifest.json.
+
+Two kinds of numbers, kept two ways:
+- **Counts** (conversations, turns, errors, rejections by category, scores and unscored) are counted from the
+  JSONL files at every write (store.counts: the "latest line wins" rule, each line read once). Nothing is
+  incremented, so after any kill and resume they equal the files' content.
+- **Spend** (tokens and cost, per role and model) is not in the files: failed drafts, corrective retries and
+  conversations a kill dropped were paid for too. It is carried in the manifest from session to session; each
+  recorder adds only what its own session spent since its last write (``spend`` is a running snapshot), so
+  several recorders of one run (the simulation's, then the evaluation's) never count a call twice.
+
+Every write reads the manifest first: whatever another recorder of the same run wrote is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..records import ModelSpend, RunManifest, Totals
+from .counts import FileCounts
+from .liveness import this_process
+from .run import RunStore
+
+SpendKey = tuple[str, str]
+
+
+class RunRecorder:
+    """Writes one run's status and totals. Cheap to create: a call site that only ends a run makes its own."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.store = store
+        self._counts = FileCounts(store.path)
+        self._recorded: dict[SpendKey, ModelSpend] = {}
+        """The spend snapshot this recorder has already added to the manifest."""
+
+    # -- status ------------------------------------------------------------------------------------------------
+    def start(self, spend: Iterable[ModelSpend] | None = None, **fields: Any) -> RunManifest:
+        """Status ``running``, stamped with this process (see liveness.shown_status), the error of an earlier
+        session cleared: a session starts or resumes the run."""
+        return self._write(spend, status="running", process=this_process(), error=None, **fields)
+
+    def record(self, spend: Iterable[ModelSpend] | None = None, **fields: Any) -> RunManifest:
+        """Recount from the files and add what this session spent since the last write; status unchanged."""
+        return self._write(spend, **fields)
+
+    def finish(
+        self, status: str, error: str | None = None, spend: Iterable[ModelSpend] | None = None, **fields: Any
+    ) -> RunManifest:
+        """How the run (or this session of it) ended: finished, failed, interrupted or budget_exceeded (checked
+        by the manifest's schema)."""
+        return self._write(spend, status=status, error=error, **fields)
+
+    # -- writing -----------------------------------------------------------------------------------------------
+    def _write(self, spend: Iterable[ModelSpend] | None, **fields: Any) -> RunManifest:
+        manifest = self.store.read_manifest()
+        totals = manifest.totals.model_copy(update=self._counts.update())
+        if spend is not None:
+            totals = self._add_spend(totals, list(spend))
+        return self.store._update_manifest({**fields, "totals": totals})  # the one writer of these fields
+
+    def _add_spend(self, totals: Totals, snapshot: list[ModelSpend]) -> Totals:
+        lines = {(s.role, s.model): s.model_copy() for s in totals.spend}
+        prompt, completion, cost = totals.prompt_tokens, totals.completion_tokens, totals.cost_usd
+        if not lines and prompt + completion == 0:
+            cost = 0.0  # nothing spent yet: the cost is known (nothing), and stays so while every price is known
+        for now in _merge(snapshot).values():
+            key = (now.role, now.model)
+            before = self._recorded.get(key, ModelSpend(role=now.role, model=now.model))
+            grew = _minus(now, before)
+            if not (grew.calls or grew.prompt_tokens or grew.completion_tokens):
+                continue
+            line = lines.setdefault(key, ModelSpend(role=now.role, model=now.model))
+            lines[key] = _plus(line, grew)
+            prompt += grew.prompt_tokens
+            completion += grew.completion_tokens
+            # unknown stays unknown: a known total plus an unknown price is unknown, never "free"
+            cost = None if cost is None or grew.cost_usd is None else cost + grew.cost_usd
+            self._recorded[key] = now
+        return totals.model_copy(
+            update={
+                "spend": sorted(lines.values(), key=lambda s: (s.role, s.model)),
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "cost_usd": cost,
+            }
+        )
+
+
+def _merge(snapshot: list[ModelSpend]) -> dict[SpendKey, ModelSpend]:
+    """One line per (role, model): a session with several usage ledgers may report the same pair twice."""
+    merged: dict[SpendKey, ModelSpend] = {}
+    for s in snapshot:
+        key = (s.role, s.model)
+        merged[key] = _plus(merged[key], s) if key in merged else s
+    return merged
+
+
+def _plus(a: ModelSpend, b: ModelSpend) -> ModelSpend:
+    cost = None if a.cost_usd is None or b.cost_usd is None else a.cost_usd + b.cost_usd
+    return a.model_copy(
+        update={
+            "calls": a.calls + b.calls,
+            "prompt_tokens": a.prompt_tokens + b.prompt_tokens,
+            "completion_tokens": a.completion_tokens + b.completion_tokens,
+            "cost_usd": cost,
+        }
+    )
+
+
+def _minus(now: ModelSpend, before: ModelSpend) -> ModelSpend:
+    cost = None if now.cost_usd is None or before.cost_usd is None else now.cost_usd - before.cost_usd
+    return now.model_copy(
+        update={
+            "calls": now.calls - before.calls,
+            "prompt_tokens": now.prompt_tokens - before.prompt_tokens,
+            "completion_tokens": now.completion_tokens - before.completion_tokens,
+            "cost_usd": cost,
+        }
+    )
