@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragdive.cli import _judging
+from ragdive.cli import display as _judging
 from ragdive.evaluation.stats import RunScores
 from ragdive.records import Score
 from tests.factories import make_conversation
