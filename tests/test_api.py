@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
 import subprocess
 import sys
+import threading
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -89,3 +92,33 @@ def test_import_ragdive_stays_cheap() -> None:
     code = f"import sys, ragdive; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+async def test_ctrl_c_while_the_sync_api_waits_in_a_running_loop_marks_the_run_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.pipeline.helpers import write_experiment
+
+    monkeypatch.setenv("PIPETEST_SLOW_JUDGE", "1")  # each judge call waits 0.15 s: the run is stopped mid-scoring
+    config = write_experiment(tmp_path)
+
+    def ctrl_c_once_scoring() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not list((tmp_path / "runs").glob("*/evaluations.jsonl")):
+            time.sleep(0.02)
+        signal.raise_signal(signal.SIGINT)  # as Jupyter's interrupt does: KeyboardInterrupt in the main thread
+
+    # Python's own Ctrl-C handler, as in a notebook kernel (pytest-asyncio's loop runner installs one of its own)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupter = threading.Thread(target=ctrl_c_once_scoring)
+    interrupter.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ragdive.run(config, no_cache=True)
+    finally:
+        interrupter.join()
+        signal.signal(signal.SIGINT, previous)
+    (store,) = list_runs(tmp_path / "runs")
+    assert store.read_manifest().status == "interrupted"  # not left "running" by a thread that went on
+    assert 1 <= len(store.scores().records) < 20
+    assert not [t for t in threading.enumerate() if t.name == "ragdive-api"]  # the run's thread has ended
