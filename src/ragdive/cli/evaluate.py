@@ -27,8 +27,13 @@ async def _evaluate(
 ) -> ScoringOutcome:
     progress = progress_display()
     scoring = ScoringProgress(progress)
+
+    def start(total: int, done: int) -> None:
+        progress.start()  # only now: a mistake found before (no judge model) is one error line, no progress
+        scoring.start(total, done)
+
     async with AsyncExitStack() as resources:
-        with progress:
+        try:
             return await score_run(
                 run,
                 resources,
@@ -38,9 +43,11 @@ async def _evaluate(
                 concurrency=concurrency,
                 retry_failed=retry_failed,
                 rescore_changed=rescore_changed,
-                on_start=scoring.start,
+                on_start=start,
                 on_score=scoring.score,
             )
+        finally:
+            progress.stop()
 
 
 def evaluate_cmd(

@@ -20,13 +20,15 @@ from .display import AskingProgress, ScoringProgress, out, print_summary, progre
 
 
 def _hooks(progress: Progress) -> StaticHooks:
-    """The static run's progress: asking (once the run exists and the number of questions is known), scoring."""
+    """The static run's progress: asking (once the run exists and the number of questions is known), scoring. The
+    live lines start only then: a mistake found before is one error line, not a broken progress display."""
     asking: list[AskingProgress] = []
     scoring = ScoringProgress(progress)
 
     def created(store: RunStore, total: int) -> None:
         out.print(f"run {store.path}: asking {total} questions", markup=False)
         asking.append(AskingProgress(progress, total))
+        progress.start()
 
     def answer(conversation: Conversation) -> None:
         asking[0].conversation(conversation)
@@ -46,7 +48,7 @@ async def _static(
 ) -> StaticOutcome:
     progress = progress_display()
     async with AsyncExitStack() as resources:
-        with progress:
+        try:
             return await run_static(
                 cfg,
                 dataset,
@@ -58,6 +60,8 @@ async def _static(
                 evaluate=evaluate,
                 hooks=_hooks(progress),
             )
+        finally:
+            progress.stop()
 
 
 def static_cmd(
