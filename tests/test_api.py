@@ -122,3 +122,22 @@ async def test_ctrl_c_while_the_sync_api_waits_in_a_running_loop_marks_the_run_i
     assert store.read_manifest().status == "interrupted"  # not left "running" by a thread that went on
     assert 1 <= len(store.scores().records) < 20
     assert not [t for t in threading.enumerate() if t.name == "ragdive-api"]  # the run's thread has ended
+
+
+def test_overrides_name_config_paths_and_the_command_line_options(tmp_path: Path) -> None:
+    from ragdive.api import load_experiment
+    from tests.pipeline.helpers import write_experiment
+
+    config = load_experiment(
+        write_experiment(tmp_path),
+        seed=11,
+        simulation__concurrency=3,
+        evaluation__metrics=["correctness"],
+        models="judge=scripted/other",
+        conversations=4,
+    )
+    assert config.seed == 11 and config.simulation.concurrency == 3 and config.simulation.conversations == 4
+    assert config.evaluation.metrics == ["correctness"]
+    judge = config.models.for_role("judge")
+    assert judge is not None and judge.model == "scripted/other"
+    assert config.simulation.max_turns == 2  # untouched settings keep the file's values

@@ -76,6 +76,7 @@ def load_experiment(config: ConfigLike, **overrides: Any) -> ExperimentConfig:
     from .pipeline import with_overrides
 
     models = overrides.pop("models", None)
+    models = [models] if isinstance(models, str) else models  # one binding, as one --model
     config = with_overrides(
         config,
         list(models or []),
@@ -174,7 +175,7 @@ async def aevaluate(
             resources,
             models=list(models),
             config=settings,
-            metrics=",".join(metrics) if metrics else None,
+            metrics=_names(metrics),
             concurrency=concurrency,
             retry_failed=retry_failed,
             rescore_changed=rescore_changed,
@@ -214,6 +215,13 @@ def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | N
 
 def _name(runs: list[Any]) -> str:
     return str(runs[0].name) + (f" (+{len(runs) - 1} repeats)" if len(runs) > 1 else "")
+
+
+def _names(metrics: Sequence[str] | None) -> str | None:
+    """``["a", "b"]`` (or ``"a,b"``, as on the command line) as the pipeline's ``a,b``."""
+    if not metrics:
+        return None
+    return metrics if isinstance(metrics, str) else ",".join(metrics)
 
 
 def _path(value: str | Path | None) -> Path | None:
