@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import types
@@ -37,6 +38,12 @@ def exec_as_module(code: str, name: str, monkeypatch: pytest.MonkeyPatch) -> dic
     monkeypatch.setitem(sys.modules, name, module)
     exec(compile(code, f"README.md:{name}", "exec"), module.__dict__)
     return module.__dict__
+
+
+@pytest.fixture(autouse=True)
+def _temporary_files_under_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README example makes its own temporary folder: under the test's, so nothing is left behind."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 async def test_the_readme_example_runs_inside_a_running_event_loop(
