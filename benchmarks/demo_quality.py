@@ -16,17 +16,25 @@ The machine's load is printed too: wall times on a shared 2-core machine are noi
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 import tempfile
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ragdive.config import ExperimentConfig  # noqa: E402
 from ragdive.demo import demo_config  # noqa: E402
-from ragdive.pipeline import prepare_experiment, run_experiment, with_overrides  # noqa: E402
+from ragdive.pipeline import PipelineOutcome, prepare_experiment, run_experiment, with_overrides  # noqa: E402
 from ragdive.store import RunStore  # noqa: E402
+
+
+async def experiment(config: ExperimentConfig) -> PipelineOutcome:
+    async with AsyncExitStack() as resources:
+        return await run_experiment(await prepare_experiment(config, resources))
 
 
 def share(part: int, whole: int) -> str:
@@ -80,8 +88,7 @@ def main() -> None:
         )
         load_before = os.getloadavg()[0]
         began = time.perf_counter()
-        prepared = prepare_experiment(config)
-        outcome = run_experiment(prepared)
+        outcome = asyncio.run(experiment(config))
         wall = time.perf_counter() - began
         load_after = os.getloadavg()[0]
         sim = config.simulation

@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from ragdive.cli._progress import AskingProgress, ProgressObserver, ScoringProgress, fit, progress_display
+from ragdive.cli.display import AskingProgress, ProgressObserver, ScoringProgress, fit, progress_display
 from ragdive.records import FailedCheck, Rejection, Score, Totals
 
 from .factories import make_conversation, make_draft

@@ -1,4 +1,11 @@
-"""ragdive: evaluate RAG systems through simulated multi-turn conversations."""
+"""ragdive: evaluate RAG systems through simulated multi-turn conversations.
+
+The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `compare` and their result
+types) lives in `ragdive.api` and is imported on first use, so `import ragdive` stays cheap (no models, numpy or
+rich until a run needs them).
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .errors import (
@@ -11,13 +18,61 @@ from .errors import (
     TargetError,
 )
 
+if TYPE_CHECKING:
+    from .api import (
+        Comparison,
+        MetricResult,
+        RunResult,
+        aevaluate,
+        arun,
+        asimulate,
+        compare,
+        evaluate,
+        run,
+        simulate,
+    )
+
+_API = frozenset(
+    (
+        "Comparison",
+        "MetricResult",
+        "RunResult",
+        "aevaluate",
+        "arun",
+        "asimulate",
+        "compare",
+        "evaluate",
+        "run",
+        "simulate",
+    )
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'ragdive' has no attribute {name!r}")
+
+
 __all__ = [
+    "Comparison",
     "ConfigError",
     "JudgeError",
+    "MetricResult",
     "ModelError",
     "ModelOutputError",
     "RagdiveError",
+    "RunResult",
     "StoreError",
     "TargetError",
     "__version__",
+    "aevaluate",
+    "arun",
+    "asimulate",
+    "compare",
+    "evaluate",
+    "run",
+    "simulate",
 ]

@@ -141,7 +141,7 @@ def test_static_stops_with_one_error_when_the_target_is_down(
 def test_a_bug_while_asking_marks_the_static_run_failed_with_the_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragdive.cli import static
+    from ragdive.pipeline import static
 
     async def broken(*args: object, **kwargs: object) -> tuple[int, int]:
         raise RuntimeError("boom")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragdive.analysis import RunScores
-from ragdive.cli import _judging
+from ragdive.cli import display as _judging
 from ragdive.records import Score
 from tests.factories import make_conversation
 

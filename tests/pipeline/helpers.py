@@ -59,3 +59,8 @@ def write_experiment(tmp_path: Path, *, extra: str = "", judge_model: str | None
         + extra
     )
     return config
+
+
+def down(message: str) -> dict[str, Any]:
+    """A system under test that is down: every question fails."""
+    raise ConnectionError("connection refused")

@@ -13,7 +13,7 @@ from ..analysis import MetricComparison, RunScores, compare_configurations, summ
 from ..errors import ConfigError
 from ..evaluation import LOWER_IS_BETTER
 from ..store import RunStore
-from ._judging import console
+from .display import out
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -40,7 +40,7 @@ def print_repeats(name: str, runs: list[RunScores], metrics: list[str] | None) -
         table.add_row(
             s.metric, _fmt(s.mean), _fmt(s.std), _fmt(s.min), _fmt(s.max), ci, str(s.n_scored), str(s.n_unscored)
         )
-    console.print(table)
+    out.print(table)
 
 
 def _candidate_cell(c: MetricComparison) -> str:
@@ -73,9 +73,9 @@ def print_comparison(base: str, name: str, rows: list[MetricComparison]) -> None
             p.verdict,
             str(c.n_unscored),
         )
-    console.print(table)
+    out.print(table)
     if rows:
-        console.print(f"pairs: shared {'questions' if rows[0].paired_on == 'conversation' else 'seed documents'}")
+        out.print(f"pairs: shared {'questions' if rows[0].paired_on == 'conversation' else 'seed documents'}")
 
 
 def compare_cmd(
@@ -94,11 +94,11 @@ def compare_cmd(
             print_repeats(group_name(g), g, wanted)
     base = groups[0]
     if len(base) < 2 and len(groups) > 1:
-        console.print("note: the baseline has one run, so there is no min–max band (no `*` markers)", markup=False)
+        out.print("note: the baseline has one run, so there is no min–max band (no `*` markers)", markup=False)
     for cand in groups[1:]:
         print_comparison(group_name(base), group_name(cand), compare_configurations(base, cand, wanted))
     if len(groups) > 1:
-        console.print(
+        out.print(
             "paired Δ: mean over the pairs of (value − baseline); p: two-sided sign-flip permutation "
             "test; verdict 'real' when p < 0.05",
             markup=False,

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import typer
 import yaml
-from rich.console import Console
 
 from ..config import ExperimentConfig, load_config
 from ..redaction import redact
+from .display import out
 
 app = typer.Typer(help="Work with experiment config files.", no_args_is_help=True)
-console = Console(highlight=False)
 
 
 @app.command("check")
@@ -20,5 +19,5 @@ def check_cmd(file: Path = typer.Argument(..., help="Experiment YAML file.")) ->
     """Validate FILE and print the resolved config (defaults filled in, ${ENV} resolved, secrets masked)."""
     config: ExperimentConfig = load_config(file)
     resolved = redact(config.model_dump(mode="json", exclude_none=True))
-    console.print(f"# {file}: valid", markup=False)
-    console.print(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True).rstrip(), markup=False)
+    out.print(f"# {file}: valid", markup=False)
+    out.print(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True).rstrip(), markup=False)

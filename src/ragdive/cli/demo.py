@@ -9,9 +9,8 @@ import typer
 from ..config import ROLES
 from ..demo import NOTICE, demo_config
 from ..pipeline import with_overrides
-from ._judging import console as out
-from ._progress import console
-from .run import run_pipeline
+from ._experiment import run_pipeline
+from .display import console, out
 
 
 def demo_cmd(

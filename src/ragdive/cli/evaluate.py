@@ -3,17 +3,51 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import typer
 
 from ..analysis import RunScores
-from ..config import load_config
+from ..config import ExperimentConfig, load_config
 from ..errors import ConfigError
-from ..pipeline import build_evaluator, evaluate_store, parse_metrics, settings_from_manifest
-from ..store import RunStore
-from ._judging import GROUPINGS, console, print_grouped, print_summary
-from ._progress import ScoringProgress, progress_display
+from ..pipeline import ScoringOutcome, score_run
+from .display import GROUPINGS, ScoringProgress, out, print_grouped, print_scoring, print_summary, progress_display
+
+
+async def _evaluate(
+    run: Path,
+    settings: ExperimentConfig | None,
+    *,
+    models: list[str],
+    metrics: str | None,
+    concurrency: int | None,
+    retry_failed: bool,
+    rescore_changed: bool,
+) -> ScoringOutcome:
+    progress = progress_display()
+    scoring = ScoringProgress(progress)
+
+    def start(total: int, done: int) -> None:
+        progress.start()  # only now: a mistake found before (no judge model) is one error line, no progress
+        scoring.start(total, done)
+
+    async with AsyncExitStack() as resources:
+        try:
+            return await score_run(
+                run,
+                resources,
+                models=models,
+                config=settings,
+                metrics=metrics,
+                concurrency=concurrency,
+                retry_failed=retry_failed,
+                rescore_changed=rescore_changed,
+                on_start=start,
+                on_score=scoring.score,
+            )
+        finally:
+            progress.stop()
 
 
 def evaluate_cmd(
@@ -30,35 +64,22 @@ def evaluate_cmd(
 ) -> None:
     """Score RUN: writes evaluations.jsonl (skipping items already scored), updates the manifest totals and prints
     the per-metric summary. A judge failure is recorded as unscored with its reason, never as 0."""
-    store = RunStore.open(run)
-    manifest = store.read_manifest()
-    settings = load_config(config) if config is not None else settings_from_manifest(manifest.config)
-    names = parse_metrics(metrics, settings.evaluation.metrics)
     if bad := [b for b in by if b not in GROUPINGS]:
         raise ConfigError(f"--by {bad[0]!r}: use one of {', '.join(GROUPINGS)}")
-    concurrency = concurrency or settings.evaluation.concurrency
-    evaluator = build_evaluator(settings, model, names, concurrency)
-    progress = progress_display()
-    scoring = ScoringProgress(progress)
-    with progress:
-        result = asyncio.run(
-            evaluate_store(
-                evaluator,
-                store,
-                retry_failed=retry_failed,
-                rescore_changed=rescore_changed,
-                on_start=scoring.start,
-                on_score=scoring.score,
-            )
+    settings = load_config(config) if config is not None else None
+    outcome = asyncio.run(
+        _evaluate(
+            run,
+            settings,
+            models=model,
+            metrics=metrics,
+            concurrency=concurrency,
+            retry_failed=retry_failed,
+            rescore_changed=rescore_changed,
         )
-    console.print(
-        f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "
-        f"{result.judge_calls} judge calls",
-        markup=False,
     )
-    for note in result.notes:
-        console.print(f"note: {note}", markup=False)
-    scores = RunScores.from_store(store)
-    print_summary(scores, evaluator.score_names)
+    print_scoring(outcome.result, out)
+    scores = RunScores.from_store(outcome.store)
+    print_summary(scores, outcome.metrics)
     for grouping in by:
-        print_grouped(scores, grouping, evaluator.score_names)
+        print_grouped(scores, grouping, outcome.metrics)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from .._version import __version__
 from ..errors import RagdiveError
 from . import compare, config_cmd, demo, evaluate, models_cmd, run, runs, serve_rag, simulate, static
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
+from .display import errors as err_console
 
 app = typer.Typer(
     name="ragdive",
@@ -31,7 +31,6 @@ app.command("compare")(compare.compare_cmd)
 app.command("static")(static.static_cmd)
 app.command("serve-rag")(serve_rag.serve_rag)
 
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 _state = {"debug": False}
 
 

@@ -6,15 +6,14 @@ import asyncio
 
 import typer
 from pydantic import BaseModel
-from rich.console import Console
 
 from ..config.models import ModelSpec
 from ..errors import ModelOutputError
 from ..models import Message, get_model, known_providers
 from ..models.selfcheck import check_local_models
+from .display import out
 
 app = typer.Typer(help="Work with models (provider/model).", no_args_is_help=True)
-console = Console(highlight=False)
 
 
 class CheckAnswer(BaseModel):
@@ -44,7 +43,7 @@ def check_cmd(
     spec = ModelSpec(model=model, base_url=base_url, api_key_env=api_key_env, timeout_s=timeout, max_retries=1)
     outcome = asyncio.run(_check(spec))
     for line in outcome.lines:
-        console.print(line, markup=False)
+        out.print(line, markup=False)
     if not outcome.structured_ok:
         raise typer.Exit(1)
 
@@ -92,4 +91,4 @@ async def _check(spec: ModelSpec) -> _Outcome:
 def providers_cmd() -> None:
     """List the model providers ragdive knows (built-in and installed plug-ins)."""
     for name in known_providers():
-        console.print(name, markup=False)
+        out.print(name, markup=False)

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from ..records import RunManifest
 from ..store import RunStore, list_runs, process_alive, shown_status
+from .display import out
 
 app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True)
 # a pipe gets 160 columns, not rich's 80, so tables are not truncated in logs and tests
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
 
 
 @app.command("list")
@@ -23,7 +21,7 @@ def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding
     """List runs: id, created, status, counts."""
     stores = list_runs(directory)
     if not stores:
-        console.print(f"no runs in {directory}")
+        out.print(f"no runs in {directory}")
         return
     # box.SIMPLE and fixed widths: a run id must never be cut, even in an 80-column pipe
     table = Table(box=box.SIMPLE, pad_edge=False)
@@ -44,7 +42,7 @@ def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding
             str(t.rejections),
             str(t.scores),
         )
-    console.print(table)
+    out.print(table)
 
 
 @app.command("show")
@@ -70,10 +68,10 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
     if m.error:
         lines.append(f"error      {m.error}")
     for line in lines:
-        console.print(line, markup=False)
+        out.print(line, markup=False)
     for name, result in (("conversations.jsonl", store.conversations()),):
         for problem in result.problems:
-            console.print(f"warning    {name}: {problem}", markup=False)
+            out.print(f"warning    {name}: {problem}", markup=False)
 
 
 def _describe_process(m: RunManifest) -> str:

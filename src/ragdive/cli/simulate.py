@@ -2,26 +2,42 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import typer
 
-from ..config import load_config
+from ..config import ExperimentConfig, load_config
 from ..pipeline import with_overrides
 from ..simulation import RunOutcome, prepare_run, run_simulation
-from ._progress import ProgressObserver, console, progress_display
-
-EXIT_BUDGET = 3
+from .display import EXIT_BUDGET, ProgressObserver, console, describe_outcome, progress_display
 
 
-def describe_outcome(outcome: RunOutcome) -> str:
-    t = outcome.totals
-    cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
-    return (
-        f"{outcome.status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
-        f"{t.errors} errors, {t.prompt_tokens + t.completion_tokens} tokens, cost {cost}"
-    )
+async def _simulate(
+    experiment: ExperimentConfig,
+    run_dir: list[Path],
+    *,
+    resume: Path | None,
+    output: Path | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+) -> RunOutcome:
+    progress = progress_display()
+    async with AsyncExitStack() as resources:
+        prepared = await prepare_run(
+            experiment,
+            resources,
+            resume=resume,
+            output=output,
+            observer=ProgressObserver(progress),
+            no_cache=no_cache,
+            cache_dir=cache_dir,
+        )
+        run_dir.append(prepared.store.path)
+        with progress:
+            return await run_simulation(prepared)
 
 
 def simulate_cmd(
@@ -38,25 +54,21 @@ def simulate_cmd(
 ) -> None:
     """Simulate conversations with the target and write them to a run directory (printed at the end)."""
     experiment = with_overrides(load_config(config), model, conversations=conversations, max_turns=max_turns)
-
-    progress = progress_display()
-    observer = ProgressObserver(progress)
-    prepared = prepare_run(
-        experiment, resume=resume, output=output, observer=observer, no_cache=no_cache, cache_dir=cache_dir
-    )
-    run_dir = prepared.store.path
+    run_dir: list[Path] = []  # known once the run is created, also when it is interrupted later
     try:
-        with progress:
-            outcome = run_simulation(prepared)
+        outcome = asyncio.run(
+            _simulate(experiment, run_dir, resume=resume, output=output, no_cache=no_cache, cache_dir=cache_dir)
+        )
     except KeyboardInterrupt:
-        console.print(f"interrupted: finished conversations are saved; continue with --resume {run_dir}")
-        print(run_dir)
+        if run_dir:
+            console.print(f"interrupted: finished conversations are saved; continue with --resume {run_dir[0]}")
+            print(run_dir[0])
         raise
     console.print(describe_outcome(outcome))
     if outcome.error:
         console.print(outcome.error, markup=False)
-    print(run_dir)
+    print(run_dir[0])
     sys.stdout.flush()
     if outcome.status == "budget_exceeded":
-        console.print(f"the budget is spent; raise it and continue with --resume {run_dir}")
+        console.print(f"the budget is spent; raise it and continue with --resume {run_dir[0]}")
         raise typer.Exit(EXIT_BUDGET)

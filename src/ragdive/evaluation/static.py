@@ -18,9 +18,7 @@ from ..errors import ConfigError, TargetError
 from ..records import Conversation, QuestionType, Turn
 from ..store import RunRecorder, RunStore
 from ..targets import DialogueState, Target
-
-# as in simulation: this many failures without a single answer means the target is down
-TARGET_FAILURES_BEFORE_STOP = 3
+from ..targets.watch import TargetWatch
 
 DOCUMENT_COLUMNS = ("title", "document_id", "doc_id", "id")
 
@@ -134,8 +132,8 @@ async def ask_dataset(
 
     pending = [bounded(i, item) for i, item in enumerate(items) if static_conversation_id(i) not in done]
     asked = errors = 0
-    first_error: str | None = None
     tasks = [asyncio.ensure_future(p) for p in pending]
+    watch = TargetWatch(len(tasks), saved="answers so far are saved")
     try:
         for finished in asyncio.as_completed(tasks):
             conversation = await finished
@@ -144,13 +142,7 @@ async def ask_dataset(
                 on_conversation(conversation)
             asked += 1
             errors += conversation.status == "error"
-            first_error = first_error or conversation.error
-            if errors == asked >= min(TARGET_FAILURES_BEFORE_STOP, len(tasks)):
-                # down, not flaky: one clear error instead of asking every remaining question in vain
-                raise TargetError(
-                    f"the target failed {errors} times and never answered; stopping (answers so far are saved). "
-                    f"First failure: {first_error}"
-                )
+            watch.saw(conversation)  # the target down: TargetError, nothing more is asked
     finally:
         for task in tasks:
             task.cancel()

@@ -1,11 +1,14 @@
 """From an experiment config to a running simulation: corpus, personas, models, target, run store.
 
-Relative paths in the config (corpus, persona files) are read relative to the current directory.
+Relative paths in the config (corpus, persona files) are read relative to the current directory. The models and
+the target are registered on the caller's AsyncExitStack as they are built, so whoever opened it (a command, the
+Python API, the pipeline) closes them once, however the run ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,30 +33,16 @@ class PreparedRun:
     runner: SimulationRunner
     models: dict[str, Model] = field(default_factory=dict)
     target: Target | None = None
-    context: ModelContext | None = None
-    owns_context: bool = True
-    """False when the caller passed the context in (a pipeline whose judge still needs it): the caller closes it."""
     check_also: list[Model] = field(default_factory=list)
     """Models of later stages (the pipeline's judge) whose local self-check runs before simulating too."""
 
     def __post_init__(self) -> None:
         self.runner.preflight = lambda: check_local_models([*self.models.values(), *self.check_also])
 
-    async def execute(self) -> RunOutcome:
-        """Run, then release the models and the target whatever happened."""
-        try:
-            return await self.runner.run()
-        finally:
-            for model in self.models.values():
-                await model.aclose()
-            if self.target is not None:
-                await self.target.aclose()
-            if self.context is not None and self.owns_context:
-                self.context.close()
 
-
-def prepare_run(
+async def prepare_run(
     config: ExperimentConfig,
+    resources: AsyncExitStack,
     *,
     resume: Path | None = None,
     output: Path | None = None,
@@ -65,7 +54,8 @@ def prepare_run(
     """Check everything that can be checked before any model is called, then create (or reopen) the run.
 
     ``context`` shares the cache, usage ledger and budget with models built elsewhere (the pipeline's judge);
-    without one the run builds its own from the config, and closes it when done."""
+    without one the run builds its own from the config. Models, target and a context built here are closed with
+    ``resources``."""
     if config.corpus is None:
         raise ConfigError("simulate needs a corpus: set corpus.path in the config")
     if config.target is None:
@@ -91,12 +81,15 @@ def prepare_run(
 
     # models and target last among the checks: an embedded model is expensive to load for nothing
     # one context for every role: a shared cache, usage ledger and budget
-    owns_context = context is None
     if context is None:
         context = ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir)
+        resources.callback(context.close)  # registered first: closed after the models that use it
     roles = ["user", "validator"] + (["target"] if config.models.for_role("target") is not None else [])
     models = models_for_roles(config.models, roles, context=context)
+    for model in models.values():
+        resources.push_async_callback(model.aclose)
     target = build_experiment_target(config, model=models.get("target"))
+    resources.push_async_callback(target.aclose)
 
     if store is None:  # created only now, so a config mistake leaves no empty run behind
         store = RunStore.create(
@@ -125,17 +118,15 @@ def prepare_run(
         concurrency=sim.concurrency,
         observer=observer,
     )
-    return PreparedRun(
-        store=store, runner=runner, models=models, target=target, context=context, owns_context=owns_context
-    )
+    return PreparedRun(store=store, runner=runner, models=models, target=target)
 
 
-def run_simulation(prepared: PreparedRun) -> RunOutcome:
-    """Run to the end in a fresh event loop. Ctrl-C marks the run ``interrupted`` (finished conversations stay
-    on disk) and re-raises KeyboardInterrupt."""
+async def run_simulation(prepared: PreparedRun) -> RunOutcome:
+    """Run to the end. Cancellation (Ctrl-C and SIGTERM cancel the command's task) marks the run ``interrupted``
+    (finished conversations stay on disk) and re-raises; so does a KeyboardInterrupt that reached the task."""
     try:
-        return asyncio.run(prepared.execute())
-    except KeyboardInterrupt:
+        return await prepared.runner.run()
+    except (asyncio.CancelledError, KeyboardInterrupt):
         runner = prepared.runner
         runner.recorder.finish("interrupted", spend=runner.session_spend())
         raise

@@ -6,7 +6,7 @@ Ctrl-C ends it with ``interrupted``. Either way the conversations in flight are 
 and everything finished is already on disk, so ``--resume`` continues where the run stopped. An error inside
 one conversation is recorded on it (status ``error``) and the others go on; a resumed run does not retry it.
 A target that fails TARGET_FAILURES_BEFORE_STOP times without one answer stops the run with a TargetError
-(status ``failed``): it is down, and every further conversation would only spend the user and validator models.
+(status ``failed``; the rule, shared with static mode, is `ragdive.targets.watch`).
 
 Rejections are written with their conversation, just before it (a conversation that is dropped and redone after
 a resume would otherwise leave duplicates). A kill between those two writes leaves that conversation's rejections
@@ -25,18 +25,15 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 
 from ..corpus.sampling import SeedSampler, shared_terms
-from ..errors import BudgetExceeded, ModelError, TargetError
+from ..errors import BudgetExceeded, ModelError
 from ..models import UsageLedger
 from ..records import Conversation, ModelSpend, Persona, Totals, Usage
 from ..store import RunRecorder, RunStore
 from ..targets import Target
+from ..targets.watch import TargetWatch
 from .dialogue import ConversationPlan, DialogueSettings, Observer, run_dialogue
 from .generator import Generator
 from .validator import Validator
-
-# A target that has failed this many turns without answering a single one is down, not flaky: stop the run with
-# one clear error instead of spending the user and validator models on every remaining conversation.
-TARGET_FAILURES_BEFORE_STOP = 3
 
 
 def conversation_seed_and_id(run_seed: int, index: int) -> tuple[int, str]:
@@ -109,9 +106,7 @@ class SimulationRunner:
         # one ledger per distinct model context (a real run shares one; tests may build separate models)
         contexts = {id(m.context): m.context for m in (generator.model, validator.model)}
         self.ledgers: list[UsageLedger] = [c.ledger for c in contexts.values()]
-        self._target_answers = 0
-        self._target_failures: list[str] = []
-        self._stop_after_failures = TARGET_FAILURES_BEFORE_STOP
+        self._watch = TargetWatch(len(plans), saved="finished conversations are saved")
         #: awaited before the first conversation (set by launch: the local models' self-check)
         self.preflight: Callable[[], Awaitable[object]] | None = None
 
@@ -129,7 +124,7 @@ class SimulationRunner:
                 self._finish("failed", str(exc))
                 raise
         queue = iter(todo)
-        self._stop_after_failures = min(TARGET_FAILURES_BEFORE_STOP, len(todo)) or 1
+        self._watch = TargetWatch(len(todo), saved="finished conversations are saved")
         try:
             async with asyncio.TaskGroup() as group:
                 for _ in range(min(self.concurrency, len(todo))):
@@ -169,21 +164,7 @@ class SimulationRunner:
             self.store.append_conversation(result.conversation)
             self.totals = self.recorder.record(spend=self.session_spend()).totals
             self.observer.conversation(result.conversation, self.totals)
-            self._watch_target(result.conversation)
-
-    def _watch_target(self, conversation: Conversation) -> None:
-        """Raise TargetError once the target has failed repeatedly and never answered in this session (it is
-        unreachable or misconfigured). The conversations written so far stay on disk."""
-        for turn in conversation.turns:
-            if turn.error is not None:
-                self._target_failures.append(turn.error)
-            elif turn.answer is not None:
-                self._target_answers += 1
-        if self._target_answers == 0 and len(self._target_failures) >= self._stop_after_failures:
-            raise TargetError(
-                f"the target failed {len(self._target_failures)} times and never answered; stopping the run "
-                f"(finished conversations are saved). First failure: {self._target_failures[0]}"
-            )
+            self._watch.saw(result.conversation)  # the target down: TargetError, the run stops as failed
 
     def _resume(self) -> set[str]:
         """The ids a previous session already wrote. What earlier sessions spent counts against the budget: it

@@ -1,9 +1,12 @@
-"""The live progress lines on stderr (`run`, `simulate`, `evaluate`, `static`, `demo`), made to fit the terminal.
+"""Everything the commands show on the terminal: the consoles (stdout for results, stderr for progress and
+errors), the live progress lines, the summary tables and the outcome lines. Commands print through this module,
+never through a Console of their own.
 
-Each line is: spinner, stage, bar, done/total, elapsed time, then free-text stats. The first five have fixed
-widths, so the stats get what is left of the line. A stage gives its stats as alternatives, richest first (with
-the rejections by category), then shorter ones; the widest that fits is shown. Left to itself, rich would squeeze
-the bar and the counts instead, the part that matters most on a narrow terminal.
+The progress lines (`run`, `simulate`, `evaluate`, `static`, `demo`) are made to fit the terminal. Each line
+is: spinner, stage, bar, done/total, elapsed time, then free-text stats. The first five have fixed widths, so the
+stats get what is left of the line. A stage gives its stats as alternatives, richest first (with the rejections by
+category), then shorter ones; the widest that fits is shown. Left to itself, rich would squeeze the bar and the
+counts instead, the part that matters most on a narrow terminal.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 
+from rich import box
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -24,14 +28,24 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
-from rich.table import Column
+from rich.table import Column, Table
 from rich.text import Text
 
+from ..analysis import MetricSummary, RunScores, summarize_by, summarize_run
+from ..evaluation import EvaluationResult
 from ..records import Conversation, Rejection, Score, Totals, Turn
-from ..simulation import RunObserver
+from ..simulation import RunObserver, RunOutcome
 
 # progress goes to stderr; stdout carries the run directory, so `run=$(ragdive simulate x.yaml)` works
 console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
+# results (tables, listings) on stdout; a pipe gets 160 columns, not rich's 80, so tables are not truncated in
+# logs and tests
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+# error messages: never wrapped mid-path
+errors = Console(stderr=True, highlight=False, soft_wrap=True)
+
+EXIT_BUDGET = 3
+"""The exit code of a run stopped by its budget (its finished work is kept; raise the budget and resume)."""
 
 LABEL_WIDTH = 10  # the longest stage name, "simulating"
 BAR_WIDTH = 20
@@ -163,3 +177,83 @@ class AskingProgress:
     def conversation(self, conversation: Conversation) -> None:
         self.errors += conversation.status == "error"
         self.progress.update(self.task, advance=1, stats=(f"target errors {self.errors}",))
+
+
+def describe_outcome(outcome: RunOutcome) -> str:
+    """The one line a simulation ends with: status and what it wrote and spent."""
+    t = outcome.totals
+    cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+    return (
+        f"{outcome.status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
+        f"{t.errors} errors, {t.prompt_tokens + t.completion_tokens} tokens, cost {cost}"
+    )
+
+
+def print_scoring(result: EvaluationResult, on: Console) -> None:
+    """What a scoring pass did: `run` says it on stderr with its progress, `evaluate` on stdout."""
+    on.print(
+        f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "
+        f"{result.judge_calls} judge calls",
+        markup=False,
+    )
+    for note in result.notes:
+        on.print(f"note: {note}", markup=False)
+
+
+GROUPINGS = ("turn", "question_type", "persona")
+
+SMALL_N = 10
+"""Fewer scored items than this and a mean says next to nothing: most metrics are binary or near it, and even at
+n = 10 a binary metric's 95 % interval is about +-0.3 wide; at n = 1 or 2 the bootstrap CI collapses to a point
+(`1.000 [1.000, 1.000]`) that looks certain and is not. Such rows are marked, and a note says so in words."""
+SMALL_N_NOTE = (
+    f"* fewer than {SMALL_N} scored items: too few for the mean or its CI to mean anything; "
+    "score more conversations before reading these as findings"
+)
+
+
+def _summary_table(title: str, first: str) -> Table:
+    table = Table(title=title, box=box.SIMPLE, pad_edge=False, title_justify="left")
+    for name, justify in ((first, "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right")):
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    table.add_column("unscored", justify="right", no_wrap=True)
+    table.add_column("most common unscored reason", overflow="fold")
+    return table
+
+
+def too_small(s: MetricSummary) -> bool:
+    return s.mean is not None and s.n_scored < SMALL_N
+
+
+def _row(label: str, s: MetricSummary) -> list[str]:
+    """The mean carries its n beside it; a mean over too few items is starred (see SMALL_N)."""
+    mark = " *" if too_small(s) else ""
+    ci = f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]{mark}" if s.ci else "-"
+    top = s.unscored_reasons.most_common(1)
+    reason = f"{top[0][0]} ({top[0][1]})" if top else ""
+    mean = f"{s.mean:.3f} (n={s.n_scored}){mark}" if s.mean is not None else "- (n=0)"
+    return [label, mean, ci, str(s.n_scored), str(s.n_unscored), reason]
+
+
+def _print(table: Table, summaries: list[MetricSummary]) -> None:
+    out.print(table)
+    if any(too_small(s) for s in summaries):
+        out.print(SMALL_N_NOTE, markup=False)
+
+
+def print_summary(run: RunScores, metrics: list[str] | None = None) -> None:
+    """Per metric: mean of scored items with its n, clustered 95 % CI, scored and unscored counts, and a plain
+    note when a mean rests on too few items to mean anything."""
+    table = _summary_table(f"{run.name}: per-metric summary (unscored items are not in the mean)", "metric")
+    summaries = summarize_run(run, metrics)
+    for s in summaries:
+        table.add_row(*_row(s.metric, s))
+    _print(table, summaries)
+
+
+def print_grouped(run: RunScores, by: str, metrics: list[str] | None = None) -> None:
+    for metric, groups in summarize_by(run, by, metrics).items():
+        table = _summary_table(f"{metric} by {by.replace('_', ' ')}", by)
+        for group, s in groups.items():
+            table.add_row(*_row(group, s))
+        _print(table, list(groups.values()))

@@ -1,0 +1,280 @@
+"""The Python API, as first-class as the command line: `run`, `simulate`, `evaluate` (and their `a...` coroutine
+forms) and `compare`, returning typed results instead of printing.
+
+Each call opens one AsyncExitStack, as a command does, so every model, target and cache it built is closed once,
+however it ends. The sync forms are this API's edge, as `asyncio.run` in `ragdive.cli` is the command line's:
+outside an event loop they run one; inside a running one (a Jupyter notebook) they run the coroutine in a fresh
+thread with its own loop and wait for it, so they work there too, without nest_asyncio.
+
+Overrides are keyword arguments naming config paths, a double underscore for each dot (``seed=7``,
+``simulation__concurrency=2``, ``output_dir="runs"``); ``models=["judge=openai/gpt-4o-mini"]``, ``conversations``
+and ``max_turns`` are the command line's ``--model``, ``--conversations`` and ``--max-turns``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from .config import ExperimentConfig, load_config, validate_config
+from .config.loader import format_validation_error
+from .errors import ConfigError
+from .records import Totals
+from .store import RunStore
+
+T = TypeVar("T")
+ConfigLike = ExperimentConfig | Mapping[str, Any] | str | Path
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """One metric over a run: the mean of the scored items (unscored ones are not in it) and its 95 % CI."""
+
+    metric: str
+    mean: float | None
+    ci: tuple[float, float] | None
+    n_scored: int
+    n_unscored: int
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_dir: Path
+    run_id: str
+    status: str
+    """finished, budget_exceeded, failed, interrupted (as in the manifest)."""
+    totals: Totals
+    metrics: dict[str, MetricResult] = field(default_factory=dict)
+    """Per metric, in the run's order; empty for a run that was not scored."""
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One candidate configuration against the baseline (see `ragdive compare`)."""
+
+    baseline: str
+    candidate: str
+    metrics: list[Any]
+    """ragdive.analysis.MetricComparison per metric: means, band, change, paired test."""
+
+
+def load_experiment(config: ConfigLike, **overrides: Any) -> ExperimentConfig:
+    """A config from a path, a mapping or an ExperimentConfig, with overrides applied (a copy)."""
+    if isinstance(config, str | Path):
+        config = load_config(config)
+    elif not isinstance(config, ExperimentConfig):
+        config = validate_config(dict(config), ExperimentConfig, source="config")
+    from .pipeline import with_overrides
+
+    models = overrides.pop("models", None)
+    models = [models] if isinstance(models, str) else models  # one binding, as one --model
+    config = with_overrides(
+        config,
+        list(models or []),
+        conversations=overrides.pop("conversations", None),
+        max_turns=overrides.pop("max_turns", None),
+    )
+    if not overrides:
+        return config
+    data = config.model_dump()
+    for key, value in overrides.items():
+        *parents, leaf = key.split("__")
+        node = data
+        for part in parents:
+            child = node.get(part)
+            node[part] = child = dict(child) if isinstance(child, dict) else {}
+            node = child
+        node[leaf] = value
+    try:
+        return ExperimentConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, "overrides")) from exc
+
+
+def _result(store: RunStore, metrics: Sequence[str] | None, error: str | None = None) -> RunResult:
+    manifest = store.read_manifest()
+    summary: dict[str, MetricResult] = {}
+    if metrics:
+        from .analysis import RunScores, summarize_run  # numpy/scipy: only once there is something to sum
+
+        for s in summarize_run(RunScores.from_store(store), list(metrics)):
+            summary[s.metric] = MetricResult(s.metric, s.mean, s.ci, s.n_scored, s.n_unscored)
+    return RunResult(store.path, manifest.run_id, manifest.status, manifest.totals, summary, error or manifest.error)
+
+
+async def arun(
+    config: ConfigLike,
+    *,
+    output: str | Path | None = None,
+    resume: str | Path | None = None,
+    no_cache: bool = False,
+    cache_dir: str | Path | None = None,
+    **overrides: Any,
+) -> RunResult:
+    """Simulate, then score, into one run directory (`ragdive run`). A spent budget returns status
+    ``budget_exceeded`` with the finished work kept; continue with ``resume=result.run_dir``."""
+    from .pipeline import prepare_experiment, run_experiment
+
+    experiment = load_experiment(config, **overrides)
+    async with AsyncExitStack() as resources:
+        prepared = await prepare_experiment(
+            experiment, resources, resume=_path(resume), output=_path(output), no_cache=no_cache, cache_dir=cache_dir
+        )
+        outcome = await run_experiment(prepared)
+    return _result(outcome.store, outcome.metrics if outcome.stage == "evaluation" else None, outcome.error)
+
+
+async def asimulate(
+    config: ConfigLike,
+    *,
+    output: str | Path | None = None,
+    resume: str | Path | None = None,
+    no_cache: bool = False,
+    cache_dir: str | Path | None = None,
+    **overrides: Any,
+) -> RunResult:
+    """Simulate conversations only (`ragdive simulate`); score them later with `evaluate`."""
+    from .simulation import prepare_run, run_simulation
+
+    experiment = load_experiment(config, **overrides)
+    async with AsyncExitStack() as resources:
+        prepared = await prepare_run(
+            experiment, resources, resume=_path(resume), output=_path(output), no_cache=no_cache, cache_dir=cache_dir
+        )
+        outcome = await run_simulation(prepared)
+    return _result(prepared.store, None, outcome.error)
+
+
+async def aevaluate(
+    run_dir: str | Path,
+    *,
+    config: ConfigLike | None = None,
+    models: Sequence[str] = (),
+    metrics: Sequence[str] | None = None,
+    concurrency: int | None = None,
+    retry_failed: bool = False,
+    rescore_changed: bool = False,
+) -> RunResult:
+    """Score an existing run directory (`ragdive evaluate`): resumable, items already scored are skipped. The
+    judge comes from ``config`` when given, else from the run's manifest; ``models`` overrides it."""
+    from .pipeline import score_run
+
+    settings = load_experiment(config) if config is not None else None
+    async with AsyncExitStack() as resources:
+        outcome = await score_run(
+            Path(run_dir),
+            resources,
+            models=list(models),
+            config=settings,
+            metrics=_names(metrics),
+            concurrency=concurrency,
+            retry_failed=retry_failed,
+            rescore_changed=rescore_changed,
+        )
+    return _result(outcome.store, outcome.metrics)
+
+
+def run(config: ConfigLike, **options: Any) -> RunResult:
+    """`arun`, waited for; works inside a running event loop (Jupyter) too."""
+    return run_sync(lambda: arun(config, **options))
+
+
+def simulate(config: ConfigLike, **options: Any) -> RunResult:
+    """`asimulate`, waited for; works inside a running event loop (Jupyter) too."""
+    return run_sync(lambda: asimulate(config, **options))
+
+
+def evaluate(run_dir: str | Path, **options: Any) -> RunResult:
+    """`aevaluate`, waited for; works inside a running event loop (Jupyter) too."""
+    return run_sync(lambda: aevaluate(run_dir, **options))
+
+
+def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | None = None) -> list[Comparison]:
+    """Each argument is one run directory or a list of repeated runs of one configuration; the first is the
+    baseline. One Comparison per other configuration (`ragdive compare` prints the same numbers)."""
+    from .analysis import RunScores, compare_configurations
+
+    groups = [
+        [RunScores.from_store(RunStore.open(Path(p))) for p in ([r] if isinstance(r, str | Path) else r)] for r in runs
+    ]
+    if len(groups) < 2 or not all(groups):
+        raise ConfigError("compare needs a baseline and at least one other run, each with at least one directory")
+    wanted = list(metrics) if metrics else None
+    base = groups[0]
+    return [Comparison(_name(base), _name(c), compare_configurations(base, c, wanted)) for c in groups[1:]]
+
+
+def _name(runs: list[Any]) -> str:
+    return str(runs[0].name) + (f" (+{len(runs) - 1} repeats)" if len(runs) > 1 else "")
+
+
+def _names(metrics: Sequence[str] | None) -> str | None:
+    """``["a", "b"]`` (or ``"a,b"``, as on the command line) as the pipeline's ``a,b``."""
+    if not metrics:
+        return None
+    return metrics if isinstance(metrics, str) else ",".join(metrics)
+
+
+def _path(value: str | Path | None) -> Path | None:
+    return None if value is None else Path(value)
+
+
+def run_sync(make: Callable[[], Awaitable[T]]) -> T:
+    """Run the coroutine ``make()`` to the end in an event loop of its own. When this thread already runs a loop
+    (a notebook), that loop cannot be re-entered: a fresh thread gets the new loop, and this one waits. Ctrl-C
+    while waiting cancels the work in that thread (the run is marked ``interrupted``, as on the command line),
+    then reaches the caller as KeyboardInterrupt."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(make))
+    started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
+    outcome: dict[str, Any] = {}
+    done = threading.Event()  # not Thread.join: a join interrupted by Ctrl-C may return early afterwards
+    stopping = threading.Event()
+
+    async def main() -> T:
+        task = asyncio.current_task()
+        assert task is not None
+        started.append((asyncio.get_running_loop(), task))
+        if stopping.is_set():  # Ctrl-C came before this loop was there to cancel
+            raise asyncio.CancelledError
+        return await make()
+
+    def in_thread() -> None:
+        try:
+            outcome["value"] = asyncio.run(main())
+        except BaseException as exc:  # handed to the caller's thread, whatever it is
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=in_thread, name="ragdive-api")
+    worker.start()
+    try:
+        while not done.wait(0.1):  # short waits: a Ctrl-C is seen here at once, not when the run ends
+            pass
+    except KeyboardInterrupt:
+        stopping.set()
+        for loop, task in started:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the work had already ended
+                loop.call_soon_threadsafe(task.cancel)
+        done.wait()
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]  # type: ignore[no-any-return]
+
+
+async def _awaited(make: Callable[[], Awaitable[T]]) -> T:
+    return await make()

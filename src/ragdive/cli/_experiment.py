@@ -1,0 +1,88 @@
+"""What `run` and `demo` share: an experiment run in the command's one event loop, shown live, then summarised."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import typer
+
+from ..analysis import RunScores
+from ..config import ExperimentConfig
+from ..pipeline import PipelineOutcome, prepare_experiment, run_experiment
+from .display import (
+    EXIT_BUDGET,
+    ProgressObserver,
+    ScoringProgress,
+    console,
+    describe_outcome,
+    print_scoring,
+    print_summary,
+    progress_display,
+)
+
+
+async def _experiment(
+    experiment: ExperimentConfig,
+    run_dir: list[Path],
+    *,
+    resume: Path | None,
+    output: Path | None,
+    no_cache: bool,
+    cache_dir: Path | None,
+) -> PipelineOutcome:
+    progress = progress_display()
+    async with AsyncExitStack() as resources:
+        prepared = await prepare_experiment(
+            experiment,
+            resources,
+            resume=resume,
+            output=output,
+            observer=ProgressObserver(progress),
+            no_cache=no_cache,
+            cache_dir=cache_dir,
+        )
+        run_dir.append(prepared.store.path)
+        scoring = ScoringProgress(progress)
+        with progress:
+            return await run_experiment(prepared, on_evaluation=scoring.start, on_score=scoring.score)
+
+
+def run_pipeline(
+    experiment: ExperimentConfig,
+    *,
+    resume: Path | None = None,
+    output: Path | None = None,
+    no_cache: bool = False,
+    cache_dir: Path | None = None,
+    resume_hint: str = "--resume",
+) -> PipelineOutcome:
+    """Run both stages with live progress on stderr; print the summary table and, last on stdout, the run
+    directory. Exits 3 when the budget is spent (after printing what was done)."""
+    run_dir: list[Path] = []  # known once the run is created, also when it is interrupted later
+    try:
+        outcome = asyncio.run(
+            _experiment(experiment, run_dir, resume=resume, output=output, no_cache=no_cache, cache_dir=cache_dir)
+        )
+    except KeyboardInterrupt:
+        if run_dir:
+            console.print(
+                f"interrupted: finished conversations and scores are saved; continue with {resume_hint} {run_dir[0]}"
+            )
+            print(run_dir[0])
+        raise
+    console.print(describe_outcome(outcome.simulation), markup=False)
+    if outcome.evaluation is not None:
+        print_scoring(outcome.evaluation, console)
+    if outcome.error:
+        console.print(outcome.error, markup=False)
+    if outcome.stage == "evaluation":
+        print_summary(RunScores.from_store(outcome.store), outcome.metrics)
+    print(outcome.store.path)
+    sys.stdout.flush()
+    if outcome.status == "budget_exceeded":
+        console.print(f"the budget is spent; raise it and continue with {resume_hint} {outcome.store.path}")
+        raise typer.Exit(EXIT_BUDGET)
+    return outcome

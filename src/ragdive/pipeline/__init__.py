@@ -1,0 +1,35 @@
+"""The async stages wired together: an experiment (simulate, then score), scoring an existing run, static mode.
+Every function takes the caller's AsyncExitStack and registers what it builds on it, so the command (or the Python
+API) that opened the one event loop closes every model, target and cache once, however the work ends."""
+
+from .building import (
+    build_evaluator,
+    build_judge,
+    hold_context,
+    parse_metrics,
+    settings_from_manifest,
+    with_overrides,
+)
+from .experiment import PipelineOutcome, PreparedExperiment, evaluate_store, prepare_experiment, run_experiment
+from .scoring import ScoringOutcome, score_run
+from .static import StaticHooks, StaticOutcome, run_static, static_metrics
+
+__all__ = [
+    "PipelineOutcome",
+    "PreparedExperiment",
+    "ScoringOutcome",
+    "StaticHooks",
+    "StaticOutcome",
+    "build_evaluator",
+    "build_judge",
+    "evaluate_store",
+    "hold_context",
+    "parse_metrics",
+    "prepare_experiment",
+    "run_experiment",
+    "run_static",
+    "score_run",
+    "settings_from_manifest",
+    "static_metrics",
+    "with_overrides",
+]

@@ -1,0 +1,100 @@
+"""Building a stage's parts from a config: the command line's overrides applied, the judge and the evaluator, the
+settings an already-made run carries in its manifest. Shared by `run`, `evaluate`, `static` and the Python API."""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from typing import Any
+
+from ..config import ExperimentConfig, validate_config
+from ..errors import ConfigError
+from ..evaluation import Evaluator, Judge
+from ..evaluation.metrics import check_metric_names, configured_metrics
+from ..models import ModelContext, apply_model_overrides, models_for_roles
+from ..redaction import MASK
+
+
+def with_overrides(
+    config: ExperimentConfig,
+    models: list[str] | None = None,
+    *,
+    conversations: int | None = None,
+    max_turns: int | None = None,
+) -> ExperimentConfig:
+    """The config with the command line's ``--model ROLE=provider/model``, ``--conversations`` and
+    ``--max-turns`` applied (a copy; the caller's config is unchanged)."""
+    config = config.model_copy(deep=True)
+    if models:
+        config.models = apply_model_overrides(config.models, models)
+    changes = {k: v for k, v in {"conversations": conversations, "max_turns": max_turns}.items() if v}
+    config.simulation = config.simulation.model_copy(update=changes)
+    return config
+
+
+def _strip_masked(value: Any) -> Any:
+    """A manifest's config has its secrets masked; a masked key must not be sent to a provider as if real."""
+    if isinstance(value, dict):
+        return {k: _strip_masked(v) for k, v in value.items() if v != MASK}
+    return value
+
+
+def settings_from_manifest(manifest_config: dict[str, Any] | None) -> ExperimentConfig:
+    """Models, evaluation, cache and budget settings from the non-secret part of a run's manifest (each section
+    that does not validate falls back to its defaults)."""
+    data = _strip_masked(manifest_config or {})
+    sections: dict[str, Any] = {}
+    for name in ("models", "evaluation", "cache", "budget"):
+        try:
+            validate_config({name: data.get(name) or {}}, ExperimentConfig, source="run manifest")
+        except ConfigError:
+            continue
+        sections[name] = data.get(name) or {}
+    return validate_config(sections, ExperimentConfig, source="run manifest")
+
+
+def parse_metrics(option: str | None, default: list[str] | None) -> list[str]:
+    """``--metrics a,b``; none given: ``default`` (None: every registered metric). Checked against the registry."""
+    if not option:
+        return configured_metrics(default)
+    names = [m.strip() for m in option.split(",") if m.strip()]
+    if not names:
+        raise ConfigError("--metrics: name at least one metric")
+    return check_metric_names(names)
+
+
+def build_judge(
+    config: ExperimentConfig, overrides: list[str], concurrency: int, *, context: ModelContext | None = None
+) -> Judge:
+    """The judge on ``context`` (default: a fresh one from the config's cache and budget)."""
+    models = apply_model_overrides(config.models, overrides)
+    if models.for_role("judge") is None:
+        raise ConfigError("no judge model: pass --model judge=provider/model, or set models.judge in the config")
+    model = models_for_roles(models, ["judge"], context=context or ModelContext.from_config(config))["judge"]
+    return Judge(model, concurrency=concurrency)
+
+
+def build_evaluator(
+    config: ExperimentConfig,
+    overrides: list[str],
+    metrics: list[str],
+    concurrency: int,
+    *,
+    resources: AsyncExitStack,
+    context: ModelContext | None = None,
+) -> Evaluator:
+    """The configured engine: ragdive's own judge prompts, or Ragas (which talks to its endpoint itself, so its
+    calls are outside the model context's cache and budget). Its judge is closed with ``resources``."""
+    if config.evaluation.engine == "ragas":
+        from ..evaluation.ragas_adapter import RagasEvaluator
+
+        evaluator = RagasEvaluator.from_models(config.models, overrides, metrics, concurrency)
+    else:
+        evaluator = Evaluator(build_judge(config, overrides, concurrency, context=context), metrics)
+    resources.push_async_callback(evaluator.judge.aclose)
+    return evaluator
+
+
+def hold_context(resources: AsyncExitStack, context: ModelContext) -> ModelContext:
+    """``context`` closed (its cache file) with ``resources``, after everything registered later."""
+    resources.callback(context.close)
+    return context

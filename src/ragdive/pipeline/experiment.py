@@ -1,0 +1,130 @@
+"""An experiment end to end: simulate conversations, then score the same run directory with the judge.
+
+Every role (user, validator, the reference RAG's generator, judge) shares one ModelContext, so the cache, the
+usage ledger and the budget cover the whole run. Both stages resume: the simulation skips finished conversations,
+the evaluation skips items already in evaluations.jsonl. Everything that needs closing (models, target, cache) is
+registered on the caller's AsyncExitStack, so it is closed once, in the command's one event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import ExperimentConfig
+from ..errors import BudgetExceeded, ConfigError
+from ..evaluation import EvaluationResult, Evaluator
+from ..evaluation.metrics import configured_metrics
+from ..models import ModelContext
+from ..models.selfcheck import check_local_models
+from ..records import Score
+from ..simulation import PreparedRun, RunObserver, RunOutcome, prepare_run, run_simulation
+from ..store import RunRecorder, RunStore
+from .building import build_evaluator, hold_context
+
+
+async def evaluate_store(
+    evaluator: Evaluator,
+    store: RunStore,
+    *,
+    retry_failed: bool = False,
+    rescore_changed: bool = False,
+    on_start: Callable[[int, int], None] | None = None,
+    on_score: Callable[[Score], None] | None = None,
+) -> EvaluationResult:
+    """Score what is not scored yet. ``on_start(total, done)`` is told how many items the run has and how many
+    were already scored, before the first judge call. (Whoever built the evaluator closes its judge.)"""
+    await check_local_models(evaluator.judge.local_models)  # once per worker: free after the simulation's check
+    return await evaluator.evaluate_run(
+        store,
+        retry_judge_failures=retry_failed,
+        rescore_changed=rescore_changed,
+        on_start=on_start,
+        on_score=on_score,
+    )
+
+
+@dataclass
+class PreparedExperiment:
+    simulation: PreparedRun
+    evaluator: Evaluator
+    context: ModelContext
+
+    @property
+    def store(self) -> RunStore:
+        return self.simulation.store
+
+
+@dataclass
+class PipelineOutcome:
+    status: str
+    """finished, or budget_exceeded (in either stage)."""
+    stage: str
+    """The last stage that ran: simulation or evaluation."""
+    store: RunStore
+    simulation: RunOutcome
+    evaluation: EvaluationResult | None = None
+    error: str | None = None
+    metrics: list[str] = field(default_factory=list)
+    """Score names as written to evaluations.jsonl."""
+
+
+async def prepare_experiment(
+    config: ExperimentConfig,
+    resources: AsyncExitStack,
+    *,
+    resume: Path | None = None,
+    output: Path | None = None,
+    observer: RunObserver | None = None,
+    no_cache: bool = False,
+    cache_dir: str | Path | None = None,
+) -> PreparedExperiment:
+    """Check the config (the judge too: a missing judge must not be found after the simulation spent money),
+    build every model on one shared context, then create or reopen the run. Whatever is built is closed with
+    ``resources``, also when a later check fails."""
+    if config.models.for_role("judge") is None:
+        raise ConfigError("no judge model: set models.judge (or models.default), or pass --model judge=provider/model")
+    context = hold_context(resources, ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir))
+    metrics = configured_metrics(config.evaluation.metrics)
+    evaluator = build_evaluator(
+        config, [], metrics, config.evaluation.concurrency, resources=resources, context=context
+    )
+    simulation = await prepare_run(config, resources, resume=resume, output=output, observer=observer, context=context)
+    simulation.check_also.extend(evaluator.judge.local_models)
+    return PreparedExperiment(simulation=simulation, evaluator=evaluator, context=context)
+
+
+async def run_experiment(
+    prepared: PreparedExperiment,
+    *,
+    on_evaluation: Callable[[int, int], None] | None = None,
+    on_score: Callable[[Score], None] | None = None,
+) -> PipelineOutcome:
+    """Simulate, then evaluate. A spent budget stops the run with status ``budget_exceeded`` (finished work kept);
+    cancellation (Ctrl-C, SIGTERM) marks it ``interrupted`` and re-raises. ``--resume`` continues either stage.
+    ``on_evaluation(total, done)`` is told when scoring starts (see evaluate_store)."""
+    store, evaluator = prepared.store, prepared.evaluator
+    metrics = evaluator.score_names
+    simulated = await run_simulation(prepared.simulation)  # marks the manifest
+    if simulated.status != "finished":
+        return PipelineOutcome(simulated.status, "simulation", store, simulated, error=simulated.error, metrics=metrics)
+    try:
+        # the run is not finished until it is scored; "running" until then, so `runs list` does not mislead
+        # (inside the try: an interrupt right here must not leave it "running")
+        RunRecorder(store).start()
+        result = await evaluate_store(evaluator, store, on_start=on_evaluation, on_score=on_score)
+    except BudgetExceeded as exc:
+        error = f"budget exceeded while scoring: {exc}"
+        RunRecorder(store).finish("budget_exceeded", error)
+        return PipelineOutcome("budget_exceeded", "evaluation", store, simulated, error=error, metrics=metrics)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        RunRecorder(store).finish("interrupted")
+        raise
+    except Exception as exc:
+        RunRecorder(store).finish("failed", f"{type(exc).__name__}: {exc}")
+        raise
+    RunRecorder(store).finish("finished")
+    return PipelineOutcome("finished", "evaluation", store, simulated, result, metrics=metrics)

@@ -1,0 +1,56 @@
+"""Scoring a run that already exists (`ragdive evaluate`, `ragdive.evaluate`): the judge settings come from a
+config when one is given, else from the run's own manifest; resumable, items already scored are skipped."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import ExperimentConfig
+from ..evaluation import EvaluationResult
+from ..models import ModelContext
+from ..records import Score
+from ..store import RunStore
+from .building import build_evaluator, hold_context, parse_metrics, settings_from_manifest
+from .experiment import evaluate_store
+
+
+@dataclass
+class ScoringOutcome:
+    store: RunStore
+    metrics: list[str]
+    """Score names as written to evaluations.jsonl."""
+    result: EvaluationResult
+
+
+async def score_run(
+    run: Path,
+    resources: AsyncExitStack,
+    *,
+    models: list[str] | None = None,
+    config: ExperimentConfig | None = None,
+    metrics: str | None = None,
+    concurrency: int | None = None,
+    retry_failed: bool = False,
+    rescore_changed: bool = False,
+    on_start: Callable[[int, int], None] | None = None,
+    on_score: Callable[[Score], None] | None = None,
+) -> ScoringOutcome:
+    """Score ``run`` with the judge (``models``: ``judge=provider/model`` overrides; ``metrics``: ``a,b``)."""
+    store = RunStore.open(run)
+    settings = config if config is not None else settings_from_manifest(store.read_manifest().config)
+    names = parse_metrics(metrics, settings.evaluation.metrics)
+    concurrency = concurrency or settings.evaluation.concurrency
+    context = hold_context(resources, ModelContext.from_config(settings))
+    evaluator = build_evaluator(settings, list(models or []), names, concurrency, resources=resources, context=context)
+    result = await evaluate_store(
+        evaluator,
+        store,
+        retry_failed=retry_failed,
+        rescore_changed=rescore_changed,
+        on_start=on_start,
+        on_score=on_score,
+    )
+    return ScoringOutcome(store, evaluator.score_names, result)

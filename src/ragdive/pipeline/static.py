@@ -1,0 +1,150 @@
+"""Static mode (`ragdive static`, `ragdive.run_static`): ask every question of a Q&A dataset once against the
+system under test, then score the single-turn metrics, into a run of kind "static" next to the dynamic ones.
+
+The target's generator and the judge share one ModelContext (one cache and budget); every part is closed with
+the caller's AsyncExitStack. The target-failure rule is the simulation's (`ragdive.targets.watch`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import ExperimentConfig
+from ..errors import ConfigError, RagdiveError
+from ..evaluation import EvaluationResult, Evaluator, Judge
+from ..evaluation.metrics import check_metric_names, configured_metrics
+from ..evaluation.static import StaticItem, ask_dataset, load_static_dataset
+from ..models import Model, ModelContext, apply_model_overrides, models_for_roles
+from ..models.selfcheck import check_local_models
+from ..records import Conversation, Score
+from ..store import RunRecorder, RunStore
+from ..targets import Target, build_experiment_target
+from .building import build_judge, hold_context, parse_metrics
+from .experiment import evaluate_store
+
+
+@dataclass
+class StaticHooks:
+    """What a display is told: the run was created with ``total`` questions to ask; each answer; scoring."""
+
+    on_created: Callable[[RunStore, int], None] | None = None
+    on_answer: Callable[[Conversation], None] | None = None
+    on_scoring: Callable[[int, int], None] | None = None
+    on_score: Callable[[Score], None] | None = None
+
+
+@dataclass
+class StaticOutcome:
+    store: RunStore
+    asked: int
+    errors: int
+    metrics: list[str] = field(default_factory=list)
+    evaluation: EvaluationResult | None = None
+
+
+def static_metrics(config: ExperimentConfig, option: str | None) -> list[str]:
+    """The single-turn metrics to score: ``--metrics``, else the config's single-turn ones, else all of them."""
+    single_turn = configured_metrics(None, kind="turn")
+    default = [m for m in configured_metrics(config.evaluation.metrics) if m in single_turn] or single_turn
+    return check_metric_names(
+        parse_metrics(option, default),
+        kind="turn",
+        why="static runs have one turn per question; these need conversations",
+    )
+
+
+def _target_model(config: ExperimentConfig, overrides: list[str], context: ModelContext) -> Model | None:
+    """The `target` role's model, for the built-in reference RAG; None when the config binds none."""
+    models = apply_model_overrides(config.models, overrides)
+    if models.for_role("target") is None:
+        return None
+    return models_for_roles(models, ["target"], context=context)["target"]
+
+
+async def run_static(
+    config: ExperimentConfig,
+    dataset: Path,
+    resources: AsyncExitStack,
+    *,
+    models: list[str] | None = None,
+    metrics: str | None = None,
+    limit: int | None = None,
+    output: Path | None = None,
+    evaluate: bool = True,
+    hooks: StaticHooks | None = None,
+) -> StaticOutcome:
+    """Ask, then (``evaluate``) score. The run ends ``finished``, ``interrupted`` (cancelled) or ``failed`` with
+    the error; what was asked and scored before stays on disk."""
+    hooks = hooks or StaticHooks()
+    overrides = list(models or [])
+    if config.target is None:
+        raise ConfigError("no `target` section: static mode needs the system under test")
+    items = load_static_dataset(dataset, limit=limit)
+    names = static_metrics(config, metrics)
+    context = hold_context(resources, ModelContext.from_config(config))  # the target's generator and the judge
+    judge = build_judge(config, overrides, config.evaluation.concurrency, context=context) if evaluate else None
+    if judge is not None:
+        resources.push_async_callback(judge.aclose)
+    target_model = _target_model(config, overrides, context)
+    if target_model is not None:
+        resources.push_async_callback(target_model.aclose)
+    system = build_experiment_target(config, model=target_model)
+    resources.push_async_callback(system.aclose)
+    store = RunStore.create(
+        output or Path(config.output_dir),
+        config={**config.model_dump(mode="json"), "dataset": str(dataset)},
+        kind="static",
+        name=config.name,
+        target=system.describe(),
+        seed=config.seed,
+        models={"judge": judge.name} if judge else {},
+    )
+    RunRecorder(store).start()
+    if hooks.on_created:
+        hooks.on_created(store, len(items))
+    status, error = "failed", None
+    try:
+        outcome = await _ask_and_score(config, items, store, system, judge, names, target_model, hooks)
+        status = "finished"
+        return outcome
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        status = "interrupted"
+        raise
+    except RagdiveError as exc:
+        error = str(exc)
+        raise
+    except Exception as exc:  # a bug: still say in the manifest why the run stopped
+        error = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        RunRecorder(store).finish(status, error)
+
+
+async def _ask_and_score(
+    config: ExperimentConfig,
+    items: list[StaticItem],
+    store: RunStore,
+    system: Target,
+    judge: Judge | None,
+    names: list[str],
+    target_model: Model | None,
+    hooks: StaticHooks,
+) -> StaticOutcome:
+    local = [m for m in (target_model, judge.model if judge else None) if m is not None]
+    await check_local_models(local)  # a broken embedded model fails here, before any question is asked
+    asked, errors = await ask_dataset(
+        system,
+        items,
+        store,
+        seed=config.seed,
+        concurrency=config.simulation.concurrency,
+        on_conversation=hooks.on_answer,
+    )
+    outcome = StaticOutcome(store, asked, errors, names)
+    if judge is not None:
+        evaluator = Evaluator(judge, names)
+        outcome.evaluation = await evaluate_store(evaluator, store, on_start=hooks.on_scoring, on_score=hooks.on_score)
+    return outcome
