@@ -102,3 +102,17 @@ def test_an_unexpected_error_exits_1_with_a_hint(
     monkeypatch.setattr(runs, "list_runs", boom)
     assert main(["runs", "list", "x"]) == 1
     assert "bug in ragdive" in capsys.readouterr().err
+
+
+def test_one_corrupt_manifest_is_named_and_the_other_runs_still_listed(tmp_path: Path) -> None:
+    RunStore.create(tmp_path, run_id="20260101-000000-aaaaaa")
+    broken = RunStore.create(tmp_path, run_id="20260102-000000-bbbbbb")
+    manifest = broken.path / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"turns": 0', '"turns": "many"'))
+    out = run_cli("runs", "list", str(tmp_path))
+    assert out.returncode == 0 and "20260101-000000-aaaaaa" in out.stdout and "unreadable" in out.stdout
+    (warning,) = out.stderr.strip().splitlines()  # one line, naming the file and the field, no pydantic report
+    assert "20260102-000000-bbbbbb" in warning and "totals.turns" in warning and "Traceback" not in out.stderr
+
+    shown = run_cli("runs", "show", str(broken.path))
+    assert shown.returncode == 2 and shown.stderr.count("\n") == 1 and "totals.turns" in shown.stderr

@@ -8,9 +8,10 @@ import typer
 from rich import box
 from rich.table import Table
 
+from ..errors import StoreError
 from ..records import RunManifest
 from ..store import RunStore, list_runs, process_alive, shown_status
-from .display import out
+from .display import console, out
 
 app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True)
 # a pipe gets 160 columns, not rich's 80, so tables are not truncated in logs and tests
@@ -29,8 +30,14 @@ def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding
     table.add_column("created", no_wrap=True, min_width=16)
     for name in ("kind", "status", "convs", "turns", "rejected", "scores"):
         table.add_column(name, no_wrap=True)
+    unreadable: list[str] = []
     for store in stores:
-        m = store.read_manifest()
+        try:
+            m = store.read_manifest()
+        except StoreError as exc:  # one broken run must not hide the others
+            table.add_row(store.path.name, "-", "-", "unreadable", "-", "-", "-", "-")
+            unreadable.append(str(exc))
+            continue
         t = m.totals
         table.add_row(
             m.run_id,
@@ -43,6 +50,8 @@ def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding
             str(t.scores),
         )
     out.print(table)
+    for problem in unreadable:
+        console.print(f"warning: {problem}", markup=False, soft_wrap=True)  # one line per run, however long
 
 
 @app.command("show")

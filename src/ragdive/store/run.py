@@ -11,7 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from .._version import __version__
+from ..config import format_validation_error
 from ..errors import StoreError
 from ..records import Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
@@ -109,8 +112,9 @@ class RunStore:
         data, _ = migrate_manifest(data, str(self.path / MANIFEST))
         try:
             return RunManifest.model_validate(data)
-        except ValueError as exc:
-            raise StoreError(f"{self.path / MANIFEST} is not a valid manifest: {exc}") from exc
+        except ValidationError as exc:  # one line, naming each wrong field: not pydantic's six-line report
+            problems = "; ".join(line.removeprefix(": ") for line in format_validation_error(exc, "").splitlines())
+            raise StoreError(f"{self.path / MANIFEST} is not a valid manifest: {problems}") from exc
 
     def write_manifest(self, manifest: RunManifest) -> None:
         manifest = manifest.model_copy(update={"updated": utc_now()})
