@@ -152,8 +152,10 @@ def test_the_budget_covers_both_stages_and_resume_with_a_larger_one_finishes(
     capsys.readouterr()
     assert len(store.scores().records) == written
 
-    # a larger cap finishes the scoring without redoing anything
-    assert main(["run", str(config), "--resume", str(store.path), "--no-cache"]) == 0
+    # a larger cap finishes the scoring without redoing anything (the same corpus and settings, another budget)
+    larger = limited.with_name("larger.yaml")
+    larger.write_text(limited.read_text().replace(f"max_tokens: {simulation_tokens + 300}", "max_tokens: 10000000"))
+    assert main(["run", str(larger), "--resume", str(store.path), "--no-cache"]) == 0
     capsys.readouterr()
     assert len(store.scores().records) == ALL_SCORES == len({score_key(s) for s in store.scores().records})
     assert store.read_manifest().status == "finished"

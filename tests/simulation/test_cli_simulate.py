@@ -120,17 +120,29 @@ def test_simulate_end_to_end(tmp_path: Path, simtest: None, capsys: pytest.Captu
         assert conv.turns[1].answer == f"I think: {conv.turns[1].rag_input}"
         assert conv.turns[0].contexts[0].source == "harbour"
 
-    # --model rebinds a role; --resume adds the missing conversations to the same run and skips the rest
-    assert main(["simulate", str(config), "--resume", str(run_dir), "--model", "validator=simtest/strict"]) == 0
+    # --resume with settings that decide the conversations changed is refused: one run, one experiment
+    assert main(["simulate", str(config), "--resume", str(run_dir), "--model", "validator=simtest/strict"]) == 2
+    assert "models (validator) (run: 'simtest/validator', config: 'simtest/strict')" in capsys.readouterr().err
+    assert main(["simulate", str(config), "--resume", str(run_dir), "--conversations", "3", "--max-turns", "3"]) == 2
+    assert "simulation.max_turns (run: 2, config: 3)" in capsys.readouterr().err
+    assert len(store.conversations().records) == 3  # nothing was added by a refused resume
+
+    # --resume with more conversations (the config says 4) adds the missing one and skips the rest
+    assert main(["simulate", str(config), "--resume", str(run_dir), "--max-turns", "2"]) == 0
+    capsys.readouterr()
+    assert sorted(c.index for c in store.conversations().records) == [0, 1, 2, 3]
+    assert store.read_manifest().config["simulation"]["conversations"] == 4
+    assert store.read_manifest().totals.conversations == 4
+
+    # --model rebinds a role in a new run; progress shows rejections by category on stderr only
+    assert main(["simulate", str(config), "--conversations", "1", "--model", "validator=simtest/strict"]) == 0
     captured = capsys.readouterr()
-    assert "turns 8 | rejections 6 (wrong_type 6)" in captured.err  # progress, rejections by category
-    assert "wrong_type" not in captured.out  # progress stays on stderr
-    conversations = store.conversations().records
-    assert sorted(c.index for c in conversations) == [0, 1, 2, 3]
-    [new] = [c for c in conversations if c.index == 3]
-    assert new.turns[0].validator_overruled and len(new.turns[0].attempts) == 3
-    assert {r.conversation_id for r in store.rejections().records} == {new.id}
-    assert store.read_manifest().totals.rejections == 6
+    assert "turns 2 | rejections 6 (wrong_type 6)" in captured.err
+    assert "wrong_type" not in captured.out
+    strict = RunStore.open(Path(captured.out.strip().splitlines()[-1]))
+    [conv] = strict.conversations().records
+    assert conv.turns[0].validator_overruled and len(conv.turns[0].attempts) == 3
+    assert strict.read_manifest().totals.rejections == 6
 
 
 def test_a_spent_budget_exits_3_with_finished_work_kept(

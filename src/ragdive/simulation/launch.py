@@ -23,6 +23,7 @@ from ..targets import Target, build_experiment_target
 from .dialogue import DialogueSettings
 from .generator import Generator
 from .personas import resolve_personas
+from .resume_check import check_resumable
 from .runner import RunObserver, RunOutcome, SimulationRunner, plan_conversations
 from .validator import Validator
 
@@ -78,6 +79,10 @@ async def prepare_run(
                 f"{resume} was run with seed {manifest.seed} but the config has seed {config.seed}: "
                 "conversation ids would not match; use the run's seed to resume it"
             )
+        check_resumable(manifest.config, config, resume)
+        if manifest.config.get("simulation", {}).get("conversations") != sim.conversations:
+            simulation = {**manifest.config.get("simulation", {}), "conversations": sim.conversations}
+            store.update_manifest(config={**manifest.config, "simulation": simulation})  # the run now has more
 
     # models and target last among the checks: an embedded model is expensive to load for nothing
     # one context for every role: a shared cache, usage ledger and budget
