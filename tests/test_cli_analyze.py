@@ -176,3 +176,23 @@ def test_analyze_tables_and_errors(runs: list[str], tmp_path: Path, capsys: pyte
     assert err.strip().startswith("error:") and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert main(["analyze", runs[0], "--json", "--csv"]) == 2
     assert main(["analyze", runs[0], "--by", "turn"]) == 2
+
+
+def test_analyze_reads_what_ragdive_run_wrote(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Two real (scripted) runs of one plan are repeats: same seed documents, same scripted questions."""
+    from tests.pipeline.helpers import write_experiment
+
+    config = write_experiment(tmp_path, conversations=2, max_turns=2)
+    dirs = []
+    for _ in range(2):
+        assert main(["run", str(config), "--no-cache"]) == 0
+        dirs.append(capsys.readouterr().out.strip().splitlines()[-1].strip())
+    doc = analyze_json([*dirs, "--uniqueness", "exact"], capsys)
+    a = doc["groups"]["all"]
+    assert a["conversations"] == 4 and a["flow"]["overall"]["n"] == 8
+    u = a["uniqueness"]
+    # one seed document per conversation, the same in both runs; the scripted user drafts the same questions in
+    # both, so each turn of each document has two copies of one question
+    assert (u["seed_sets"], u["single_seed_sets"], u["questions"], u["unique"], u["distinct"]) == (2, 0, 8, 0, 4)
+    assert a["rejections"]["acceptance"]["first_try_rate"] == 1.0
+    assert sorted(a["curves"]) == ["context_precision", "context_recall", "correctness", "faithfulness"]
