@@ -196,3 +196,35 @@ def test_analyze_reads_what_ragdive_run_wrote(tmp_path: Path, capsys: pytest.Cap
     assert (u["seed_sets"], u["single_seed_sets"], u["questions"], u["unique"], u["distinct"]) == (2, 0, 8, 0, 4)
     assert a["rejections"]["acceptance"]["first_try_rate"] == 1.0
     assert sorted(a["curves"]) == ["context_precision", "context_recall", "correctness", "faithfulness"]
+
+
+def test_the_judge_method_runs_next_to_the_embedding_one(
+    runs: list[str], capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragdive.cli import analyze
+    from ragdive.evaluation import Judge
+    from ragdive.models import get_model
+
+    asked: list[str] = []
+
+    def same_focus(messages: list, schema: object) -> dict[str, object]:
+        # a scripted judge: the film questions are the same, nothing else is; the bridge pair fails once
+        # the questions, not the prompt's own examples (a retry after an unusable answer adds messages after it)
+        text = next(m.content for m in messages if "FIRST QUESTION:" in m.content).split("FIRST QUESTION:")[1]
+        asked.append(text)
+        if "bridge" in text:
+            return {"nonsense": True}
+        return {"reason": "r", "same": "direct" in text}
+
+    monkeypatch.setattr(analyze, "build_judge", lambda model: Judge(get_model("scripted/j", responder=same_focus)))
+    doc = analyze_json([*runs, "--judge", "scripted/j", "--by", "persona"], capsys)
+    judged = doc["groups"]["all"]["uniqueness_judge"]
+    assert doc["groups"]["all"]["uniqueness"]["method"] == "embedding"
+    assert judged["method"] == "judge" and judged["threshold"] is None
+    per_turn = {k: (v["unique"], v["distinct"]) for k, v in judged["per_turn"].items()}
+    # turn 1: film paraphrase judged same, Australia questions identical; turn 2: bridge pair undecided (= different)
+    assert per_turn == {"1": (0, 2), "2": (2, 3), "3": (4, 4)}
+    assert judged["undecided_pairs"] == 1
+    # pairs of different texts: film, bridge and turn 3's two, each asked once even with --by persona (the unusable
+    # answer is retried by the model layer, so distinct prompts are counted)
+    assert len(set(asked)) == 4

