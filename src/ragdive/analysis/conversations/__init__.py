@@ -1,0 +1,59 @@
+"""Analyses of the simulated conversations themselves: question-type flow, uniqueness across repeats,
+validator rejections, forgetfulness/retention lapses and per-turn metric curves.
+
+Records in, numbers out: nothing here imports the model layer (an embedder for uniqueness is passed in as a
+plain callable). Turns are numbered from 1 in every result.
+"""
+
+from .curves import CurvePoint, metric_curves
+from .flow import TYPES, Flow, TypeShares, question_flow, type_shares
+from .lapses import LAPSE_METRICS, LapseStats, lapse_stats
+from .overview import ALL, ConversationAnalysis, RunRecords, analyse, analyse_groups, flatten, to_data
+from .rejections import Acceptance, RejectionCell, RejectionStats, acceptance, rejection_stats
+from .uniqueness import (
+    DEFAULT_THRESHOLD,
+    Embedder,
+    PairJudge,
+    TurnUniqueness,
+    Uniqueness,
+    normalise,
+    pair_accuracy,
+    pair_similarities,
+    question_uniqueness,
+    seed_key,
+)
+
+__all__ = [
+    "ALL",
+    "DEFAULT_THRESHOLD",
+    "LAPSE_METRICS",
+    "TYPES",
+    "Acceptance",
+    "ConversationAnalysis",
+    "CurvePoint",
+    "Embedder",
+    "Flow",
+    "LapseStats",
+    "PairJudge",
+    "RejectionCell",
+    "RejectionStats",
+    "RunRecords",
+    "TurnUniqueness",
+    "TypeShares",
+    "Uniqueness",
+    "acceptance",
+    "analyse",
+    "analyse_groups",
+    "flatten",
+    "lapse_stats",
+    "metric_curves",
+    "normalise",
+    "pair_accuracy",
+    "pair_similarities",
+    "question_flow",
+    "question_uniqueness",
+    "rejection_stats",
+    "seed_key",
+    "to_data",
+    "type_shares",
+]

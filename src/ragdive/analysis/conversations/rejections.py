@@ -1,0 +1,98 @@
+"""Validator rejections (the paper's §5.2): by category × turn × attempt, and how turns got accepted.
+
+A rejection can name several failed checks; it is counted once in each of its categories, so the category counts
+may sum to more than the number of rejections (``total``). Turns are numbered from 1.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ...records import Conversation, Rejection, Turn
+
+NO_CATEGORY = "uncategorised"
+"""A rejection whose verdict named no failed check still happened; it is counted under this name."""
+
+
+@dataclass(frozen=True)
+class RejectionCell:
+    category: str
+    turn: int
+    attempt: int
+    """1-based attempt number the rejected draft was."""
+    count: int
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    turns: int
+    first_try: int
+    """Accepted on the first draft: one attempt, valid, no unreadable drafts before it, not overruled."""
+    overruled: int
+    """Accepted only because attempts ran out (``validator_overruled``)."""
+    first_try_rate: float | None
+    overruled_share: float | None
+
+
+@dataclass(frozen=True)
+class RejectionStats:
+    total: int
+    """Rejection records."""
+    by_category: dict[str, int]
+    by_turn: dict[int, int]
+    by_attempt: dict[int, int]
+    cells: list[RejectionCell]
+    """Category × turn × attempt, sorted by category, turn, attempt; only non-empty cells."""
+    acceptance: Acceptance
+    """Over every finished turn."""
+    acceptance_per_turn: dict[int, Acceptance]
+
+
+def _first_try(turn: Turn) -> bool:
+    return (
+        not turn.validator_overruled
+        and not turn.generation_errors
+        and len(turn.attempts) == 1
+        and turn.attempts[0].verdict.valid
+    )
+
+
+def acceptance(turns: Iterable[Turn]) -> Acceptance:
+    items = list(turns)
+    n = len(items)
+    first = sum(_first_try(t) for t in items)
+    over = sum(t.validator_overruled for t in items)
+    return Acceptance(n, first, over, first / n if n else None, over / n if n else None)
+
+
+def rejection_stats(conversations: Iterable[Conversation], rejections: Iterable[Rejection]) -> RejectionStats:
+    """``rejections`` should be the current ones (one per id, RunStore.current_rejections) of these
+    conversations; a conversation's rejected drafts are not in its turns, which keep only what was accepted."""
+    cells: Counter[tuple[str, int, int]] = Counter()
+    by_turn: Counter[int] = Counter()
+    by_attempt: Counter[int] = Counter()
+    total = 0
+    for r in rejections:
+        total += 1
+        by_turn[r.turn_index + 1] += 1
+        by_attempt[r.attempt] += 1
+        for category in [str(c) for c in r.categories] or [NO_CATEGORY]:
+            cells[(category, r.turn_index + 1, r.attempt)] += 1
+    by_category: Counter[str] = Counter()
+    for (category, _, _), count in cells.items():
+        by_category[category] += count
+    turns_by_number: dict[int, list[Turn]] = {}
+    for conversation in conversations:
+        for turn in conversation.turns:
+            turns_by_number.setdefault(turn.index + 1, []).append(turn)
+    return RejectionStats(
+        total=total,
+        by_category=dict(by_category.most_common()),
+        by_turn=dict(sorted(by_turn.items())),
+        by_attempt=dict(sorted(by_attempt.items())),
+        cells=[RejectionCell(c, t, a, n) for (c, t, a), n in sorted(cells.items())],
+        acceptance=acceptance(t for ts in turns_by_number.values() for t in ts),
+        acceptance_per_turn={k: acceptance(turns_by_number[k]) for k in sorted(turns_by_number)},
+    )
