@@ -31,7 +31,7 @@ from ..analysis.conversations import (
 )
 from ..errors import ConfigError
 from ..store import RunStore
-from ._judging import console
+from .display import out
 
 METHODS = ("embedding", "exact")
 
@@ -159,7 +159,7 @@ def _table(title: str, columns: list[str]) -> Table:
 
 
 def print_analysis(name: str, a: ConversationAnalysis, n_runs: int) -> None:
-    console.print(f"[bold]{name}[/]: {a.conversations} conversations from {n_runs} run(s)")
+    out.print(f"[bold]{name}[/]: {a.conversations} conversations from {n_runs} run(s)")
     print_flow(a)
     print_uniqueness(a.uniqueness)
     if a.uniqueness_judge is not None:
@@ -176,7 +176,7 @@ def print_flow(a: ConversationAnalysis) -> None:
     for label, shares in [*rows, ("all", a.flow.overall), ("turns 2+", a.flow.after_first)]:
         cells = [f"{_pct(shares.shares[t])} ({shares.counts[t]})" for t in types]
         table.add_row(label, str(shares.n), *cells)
-    console.print(table)
+    out.print(table)
 
 
 def print_uniqueness(u: Uniqueness) -> None:
@@ -184,7 +184,7 @@ def print_uniqueness(u: Uniqueness) -> None:
     if u.undecided_pairs:
         method += f", {u.undecided_pairs} pairs undecided"
     if not u.per_turn:
-        console.print(
+        out.print(
             f"uniqueness ({method}): no seed documents with two or more conversations to compare", markup=False
         )
         return
@@ -193,7 +193,7 @@ def print_uniqueness(u: Uniqueness) -> None:
     for t in u.per_turn.values():
         table.add_row(str(t.turn), str(t.questions), str(t.unique), str(t.distinct), _pct(t.share))
     table.add_row("all", str(u.questions), str(u.unique), str(u.distinct), _pct(u.average_share))
-    console.print(table)
+    out.print(table)
 
 
 def print_rejections(a: ConversationAnalysis) -> None:
@@ -212,7 +212,7 @@ def print_rejections(a: ConversationAnalysis) -> None:
             " ".join(f"t{k}:{v}" for k, v in sorted(turns.items())),
             " ".join(f"a{k}:{v}" for k, v in sorted(attempts.items())),
         )
-    console.print(table)
+    out.print(table)
     acc = _table("acceptance per turn", ["turn", "turns", "first try", "overruled"])
     for number, x in [*((str(k), v) for k, v in r.acceptance_per_turn.items()), ("all", r.acceptance)]:
         acc.add_row(
@@ -221,7 +221,7 @@ def print_rejections(a: ConversationAnalysis) -> None:
             f"{_pct(x.first_try_rate)} ({x.first_try})",
             f"{_pct(x.overruled_share)} ({x.overruled})",
         )
-    console.print(acc)
+    out.print(acc)
 
 
 def print_lapses(a: ConversationAnalysis) -> None:
@@ -239,12 +239,12 @@ def print_lapses(a: ConversationAnalysis) -> None:
             " ".join(f"{k}:{v}" for k, v in s.by_distance.items()) or "-",
             str(s.unplaced),
         )
-    console.print(table)
+    out.print(table)
 
 
 def print_curves(a: ConversationAnalysis) -> None:
     if not a.curves:
-        console.print("per-turn metrics: none scored", markup=False)
+        out.print("per-turn metrics: none scored", markup=False)
         return
     turns = sorted({p.turn for points in a.curves.values() for p in points})
     table = _table("per-turn metrics: mean [95% CI] (n)", ["metric", *(f"turn {t}" for t in turns)])
@@ -256,4 +256,4 @@ def print_curves(a: ConversationAnalysis) -> None:
             ci = f" [{p.ci[0]:.2f}, {p.ci[1]:.2f}]" if p and p.ci else ""
             cells.append("-" if p is None else f"{_fmt(p.mean)}{ci} ({p.n})")
         table.add_row(metric, *cells)
-    console.print(table)
+    out.print(table)
