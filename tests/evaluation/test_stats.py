@@ -47,7 +47,7 @@ def test_summaries_by_turn_question_type_and_persona() -> None:
     ]
     run = RunScores("r", convs, scores)
     by_turn = summarize_by(run, "turn")
-    assert by_turn["correctness"]["0"].mean == 1.0 and by_turn["correctness"]["1"].n_unscored == 1
+    assert by_turn["correctness"]["1"].mean == 1.0 and by_turn["correctness"]["2"].n_unscored == 1  # from 1
     assert "forgetfulness" not in by_turn
     by_type = summarize_by(run, "question_type")["correctness"]
     assert by_type["initial"].mean == 1.0 and by_type["follow-up"].mean == 0.0

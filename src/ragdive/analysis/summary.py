@@ -99,7 +99,7 @@ def summarize_by(run: RunScores, by: str, metrics: list[str] | None = None) -> d
         if s.turn_index is None:
             return None
         if by == "turn":
-            return str(s.turn_index)
+            return str(s.turn_index + 1)  # numbered from 1, as the validator's reasons and users count turns
         if by == "question_type":
             qtype, unanswerable = turns.get((s.conversation_id, s.turn_index), ("?", False))
             return f"{qtype} (unanswerable)" if unanswerable else qtype
