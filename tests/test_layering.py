@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "demo": set(),
     "report": {"store", "analysis"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
-    "api": {"pipeline", "simulation", "store", "analysis"},
+    "api": {"pipeline", "simulation", "evaluation", "store", "analysis"},
     "cli": {
         "pipeline",
         "simulation",

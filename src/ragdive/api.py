@@ -202,6 +202,7 @@ def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | N
     """Each argument is one run directory or a list of repeated runs of one configuration; the first is the
     baseline. One Comparison per other configuration (`ragdive compare` prints the same numbers)."""
     from .analysis import RunScores, compare_configurations
+    from .evaluation.metrics import LOWER_IS_BETTER  # the registry: which metrics improve downwards
 
     groups = [
         [RunScores.from_store(RunStore.open(Path(p))) for p in ([r] if isinstance(r, str | Path) else r)] for r in runs
@@ -210,7 +211,10 @@ def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | N
         raise ConfigError("compare needs a baseline and at least one other run, each with at least one directory")
     wanted = list(metrics) if metrics else None
     base = groups[0]
-    return [Comparison(_name(base), _name(c), compare_configurations(base, c, wanted)) for c in groups[1:]]
+    return [
+        Comparison(_name(base), _name(c), compare_configurations(base, c, wanted, lower_is_better=LOWER_IS_BETTER))
+        for c in groups[1:]
+    ]
 
 
 def _name(runs: list[Any]) -> str:

@@ -106,11 +106,21 @@ def test_paired_test_too_few_pairs() -> None:
     assert paired_test(np.array([]), np.array([])).n_pairs == 0
 
 
-def test_arrows_for_five_percent_changes() -> None:
-    assert arrow_for(0.80, 0.84) == "↑"  # exactly +5 %
-    assert arrow_for(0.80, 0.83) == ""
-    assert arrow_for(0.80, 0.76) == "↓"
-    assert arrow_for(0.0, 0.1) == "↑" and arrow_for(None, 0.5) == ""
+def test_arrows_mark_an_absolute_change_of_005_as_the_papers_table_5_does() -> None:
+    # the paper's own pairs: no arrow for 0.67 -> 0.63 or 0.07 -> 0.10; arrows for 0.93 -> 0.88 and 0.97 -> 0.92
+    assert arrow_for(0.67, 0.63) == "" and arrow_for(0.07, 0.10) == ""
+    assert arrow_for(0.93, 0.88) == "↓" and arrow_for(0.97, 0.92) == "↓"
+    assert arrow_for(0.80, 0.85) == "↑" and arrow_for(0.0, 0.1) == "↑" and arrow_for(None, 0.5) == ""
+
+
+def test_few_pairs_can_never_be_real_so_they_are_not_called_noise() -> None:
+    from ragdive.analysis.compare import smallest_p
+
+    assert smallest_p(5) == pytest.approx(0.0625) and smallest_p(6) < 0.05
+    five = paired_test(np.array([0.1, 0.2, 0.3, 0.4, 0.5]), np.array([0.9, 0.9, 0.9, 0.9, 0.9]))
+    assert five.p_value is not None and five.p_value >= 0.05 and five.verdict == "too few pairs"
+    equal = paired_test(np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.1, 0.2, 0.3, 0.4]) + 0.1)
+    assert equal.effect_size is None  # equal differences up to float noise: no d_z of 1e15
 
 
 def _run(name: str, docs_values: dict[str, float], metric: str = "correctness") -> RunScores:
@@ -133,6 +143,9 @@ def test_compare_configurations_band_star_arrow_and_pairing() -> None:
     (flat,) = compare_configurations(baseline, same)
     assert up.band is not None and up.band[1] - up.band[0] == pytest.approx(0.02)
     assert up.outside_band and up.arrow == "↑" and up.paired.n_pairs == 30 and up.paired.verdict == "real"
+    assert up.change == pytest.approx(0.1) and up.better is True
+    (worse,) = compare_configurations(baseline, better, lower_is_better={"correctness"})
+    assert worse.arrow == "↑" and worse.better is False  # up on a lower-is-better metric is a regression
     assert not flat.outside_band and flat.arrow == ""
     rep = summarize_repeats(baseline)[0]
     assert rep.std == pytest.approx(0.01) and rep.min < rep.mean < rep.max and rep.ci is not None

@@ -184,9 +184,7 @@ def print_uniqueness(u: Uniqueness) -> None:
     if u.undecided_pairs:
         method += f", {u.undecided_pairs} pairs undecided"
     if not u.per_turn:
-        out.print(
-            f"uniqueness ({method}): no seed documents with two or more conversations to compare", markup=False
-        )
+        out.print(f"uniqueness ({method}): no seed documents with two or more conversations to compare", markup=False)
         return
     table = _table(f"unique questions across repeats ({method})", ["turn", "questions", "unique", "distinct", "share"])
     table.caption = f"{u.seed_sets} seed-document sets with repeats; 'all' share = mean of the turn shares"

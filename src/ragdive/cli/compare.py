@@ -44,7 +44,8 @@ def print_repeats(name: str, runs: list[RunScores], metrics: list[str] | None) -
 
 
 def _candidate_cell(c: MetricComparison) -> str:
-    return f"{_fmt(c.mean)}{'*' if c.outside_band else ''}{(' ' + c.arrow) if c.arrow else ''}"
+    verdict = "" if c.better is None else (" better" if c.better else " worse")
+    return f"{_fmt(c.mean)}{'*' if c.outside_band else ''}{(' ' + c.arrow) if c.arrow else ''}{verdict}"
 
 
 def print_comparison(base: str, name: str, rows: list[MetricComparison]) -> None:
@@ -56,7 +57,7 @@ def print_comparison(base: str, name: str, rows: list[MetricComparison]) -> None
     for c in rows:
         p = c.paired
         band = f"{c.band[0]:.3f}–{c.band[1]:.3f}" if c.band else "-"
-        change = f"{c.relative_change:+.1%}" if c.relative_change is not None else "-"
+        change = f"{c.change:+.3f}" if c.change is not None else "-"
         ci = f"[{p.ci[0]:+.3f}, {p.ci[1]:+.3f}]" if p.ci else "-"
         metric = c.metric + (" (lower is better)" if c.metric in LOWER_IS_BETTER else "")
         table.add_row(
@@ -83,7 +84,8 @@ def compare_cmd(
     metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated metric names (default: all)."),
 ) -> None:
     """Compare configurations against the first: `*` = outside the baseline's min–max band over its repeats,
-    ↑/↓ = a change of 5 % or more, and a paired permutation test over shared seed documents (p, effect size).
+    ↑/↓ = an absolute change of 0.05 or more (better or worse for that metric), and a paired permutation test
+    over shared seed documents (p, effect size).
     A single argument of repeats (`a,b,c`) shows their mean, std, min, max and CI."""
     groups = [load_group(arg) for arg in runs]
     if len(groups) < 2 and len(groups[0]) < 2:
@@ -96,10 +98,14 @@ def compare_cmd(
     if len(base) < 2 and len(groups) > 1:
         out.print("note: the baseline has one run, so there is no min–max band (no `*` markers)", markup=False)
     for cand in groups[1:]:
-        print_comparison(group_name(base), group_name(cand), compare_configurations(base, cand, wanted))
+        print_comparison(
+            group_name(base),
+            group_name(cand),
+            compare_configurations(base, cand, wanted, lower_is_better=LOWER_IS_BETTER),
+        )
     if len(groups) > 1:
         out.print(
             "paired Δ: mean over the pairs of (value − baseline); p: two-sided sign-flip permutation "
-            "test; verdict 'real' when p < 0.05",
+            "test; verdict 'real' when p < 0.05 ('too few pairs' when 5 or fewer pairs could never reach it)",
             markup=False,
         )
