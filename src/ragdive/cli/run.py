@@ -19,11 +19,16 @@ def run_cmd(
     output: Path | None = typer.Option(None, "--output", help="Folder that receives the run directory."),
     conversations: int | None = typer.Option(None, "--conversations", min=1, help="Conversations to simulate."),
     max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Turns per conversation."),
+    repeat: int | None = typer.Option(
+        None, "--repeat", min=0, help="Repeat index: same documents and plan, new samples (not served from cache)."
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Call the models even for requests seen before."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Folder of the model-call cache."),
     resume: Path | None = typer.Option(None, "--resume", help="Continue this run: both simulation and scoring."),
 ) -> None:
     """Simulate conversations with the target, then score them with the judge: one run directory holds both.
     Prints the per-metric summary and the run directory."""
-    experiment = with_overrides(load_config(config), model, conversations=conversations, max_turns=max_turns)
+    experiment = with_overrides(
+        load_config(config), model, conversations=conversations, max_turns=max_turns, repeat=repeat
+    )
     run_pipeline(experiment, resume=resume, output=output, no_cache=no_cache, cache_dir=cache_dir)

@@ -17,6 +17,10 @@ class ExperimentConfig(Section):
     """Human name, stored in the manifest."""
     seed: int = 0
     """Run seed; conversation seeds derive from it, so a run is repeatable."""
+    repeat: int = Field(default=0, ge=0)
+    """Which repeat of this experiment. Repeats share the seed documents, personas and plan, but every model call is
+    a new sample: the repeat is in each conversation's sampling seed and in every cache key (user, validator,
+    target, judge). The same config and repeat again is the same run, served from the cache."""
     output_dir: str = "runs"
     """Folder that receives run directories."""
     models: ModelsConfig = Field(default_factory=ModelsConfig)

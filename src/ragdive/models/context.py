@@ -28,8 +28,11 @@ class ModelContext:
         cache: CompletionCache | None = None,
         ledger: UsageLedger | None = None,
         budget: BudgetConfig | None = None,
+        repeat_index: int = 0,
     ) -> None:
         self.cache = cache
+        self.repeat_index = repeat_index
+        """The run's repeat (ExperimentConfig.repeat): part of every cache key, so repeats are new samples."""
         self.ledger = ledger or UsageLedger()
         self.budget = Budget(budget, self.ledger)
         self._limiters: dict[tuple[str, str], Limiter] = {}
@@ -42,7 +45,7 @@ class ModelContext:
         cache = None
         if config.cache.enabled and not no_cache:
             cache = CompletionCache(cache_dir or config.cache.dir)
-        return cls(cache=cache, budget=config.budget)
+        return cls(cache=cache, budget=config.budget, repeat_index=getattr(config, "repeat", 0))
 
     def limiter_for(self, spec: ModelSpec) -> Limiter:
         """Shared by every role bound to the same model on the same endpoint; the first binding's limits win."""

@@ -61,10 +61,11 @@ class Model:
         *,
         schema: type[BaseModel] | None = None,
         params: GenerateParams | None = None,
-        repeat_index: int = 0,
+        repeat_index: int | None = None,
     ) -> Completion:
         """Call the model. With ``schema``, ``Completion.parsed`` is a validated instance or ModelOutputError is
-        raised carrying the raw text. ``repeat_index`` separates deliberate repeats in the cache."""
+        raised carrying the raw text. ``repeat_index`` separates deliberate repeats in the cache (default: the
+        run's repeat, from the model's context)."""
         merged = self._merge(params)
         start = time.perf_counter()
         cache = self.context.cache
@@ -76,7 +77,7 @@ class Model:
                 messages=messages,
                 schema=schema_text(schema) if schema is not None else None,
                 params=merged,
-                repeat_index=repeat_index,
+                repeat_index=self.context.repeat_index if repeat_index is None else repeat_index,
             )
             hit = cache.get(key)
             if hit is not None:

@@ -20,10 +20,13 @@ def with_overrides(
     *,
     conversations: int | None = None,
     max_turns: int | None = None,
+    repeat: int | None = None,
 ) -> ExperimentConfig:
-    """The config with the command line's ``--model ROLE=provider/model``, ``--conversations`` and
-    ``--max-turns`` applied (a copy; the caller's config is unchanged)."""
+    """The config with the command line's ``--model ROLE=provider/model``, ``--conversations``,
+    ``--max-turns`` and ``--repeat`` applied (a copy; the caller's config is unchanged)."""
     config = config.model_copy(deep=True)
+    if repeat is not None:
+        config.repeat = repeat
     if models:
         config.models = apply_model_overrides(config.models, models)
     changes = {k: v for k, v in {"conversations": conversations, "max_turns": max_turns}.items() if v}
@@ -49,6 +52,8 @@ def settings_from_manifest(manifest_config: dict[str, Any] | None) -> Experiment
         except ConfigError:
             continue
         sections[name] = data.get(name) or {}
+    if isinstance(data.get("repeat"), int):
+        sections["repeat"] = data["repeat"]  # the judge's cache keys carry the run's repeat
     return validate_config(sections, ExperimentConfig, source="run manifest")
 
 

@@ -40,7 +40,10 @@ async def score_run(
 ) -> ScoringOutcome:
     """Score ``run`` with the judge (``models``: ``judge=provider/model`` overrides; ``metrics``: ``a,b``)."""
     store = RunStore.open(run)
-    settings = config if config is not None else settings_from_manifest(store.read_manifest().config)
+    manifest_config = store.read_manifest().config
+    settings = config if config is not None else settings_from_manifest(manifest_config)
+    # the judge's cache keys carry the run's own repeat, whichever config names the judge
+    settings = settings.model_copy(update={"repeat": int(manifest_config.get("repeat") or 0)})
     names = parse_metrics(metrics, settings.evaluation.metrics)
     concurrency = concurrency or settings.evaluation.concurrency
     context = hold_context(resources, ModelContext.from_config(settings))

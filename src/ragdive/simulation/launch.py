@@ -67,7 +67,9 @@ async def prepare_run(
     if sim.max_document_chars:
         documents = [d.model_copy(update={"text": d.text[: sim.max_document_chars]}) for d in documents]
     sampler = SeedSampler(documents, seed=config.seed, mode=config.corpus.sampling, group_size=config.corpus.group_size)
-    plans = plan_conversations(sim.conversations, run_seed=config.seed, personas=personas, sampler=sampler)
+    plans = plan_conversations(
+        sim.conversations, run_seed=config.seed, personas=personas, sampler=sampler, repeat=config.repeat
+    )
 
     store = RunStore.open(resume) if resume is not None else None
     if store is not None:

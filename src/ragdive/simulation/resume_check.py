@@ -42,6 +42,8 @@ def differences(stored: dict[str, Any], config: ExperimentConfig) -> list[str]:
         if before != now:
             found.append(f"{path} (run: {_short(before)}, config: {_short(now)})")
 
+    if "repeat" in stored:
+        compare("repeat", stored["repeat"], current.get("repeat"))
     for section, fields in DECIDING.items():
         old, new = stored.get(section) or {}, current.get(section) or {}
         for name in fields:

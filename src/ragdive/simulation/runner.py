@@ -36,20 +36,24 @@ from .generator import Generator
 from .validator import Validator
 
 
-def conversation_seed_and_id(run_seed: int, index: int) -> tuple[int, str]:
+def conversation_seed_and_id(run_seed: int, index: int, repeat: int = 0) -> tuple[int, str]:
     """Deterministic per (run seed, index): a resumed run finds the same ids. The seed fits in 32 bits, which
-    every backend's ``seed`` parameter accepts."""
+    every backend's ``seed`` parameter accepts. A repeat keeps the id (repeats of a conversation pair by it) but
+    gets its own sampling seed; repeat 0 is the seed runs always had."""
     digest = hashlib.sha256(f"ragdive-conversation:{run_seed}:{index}".encode()).digest()
-    return int.from_bytes(digest[:4], "big"), f"c{index:04d}-{digest[4:7].hex()}"
+    seed = int.from_bytes(digest[:4], "big")
+    if repeat:
+        seed = int.from_bytes(hashlib.sha256(f"ragdive-repeat:{seed}:{repeat}".encode()).digest()[:4], "big")
+    return seed, f"c{index:04d}-{digest[4:7].hex()}"
 
 
 def plan_conversations(
-    count: int, *, run_seed: int, personas: list[Persona], sampler: SeedSampler
+    count: int, *, run_seed: int, personas: list[Persona], sampler: SeedSampler, repeat: int = 0
 ) -> list[ConversationPlan]:
     """Conversation i gets persona i mod len(personas) and the seed document(s) the sampler draws for i."""
     plans = []
     for index in range(count):
-        seed, cid = conversation_seed_and_id(run_seed, index)
+        seed, cid = conversation_seed_and_id(run_seed, index, repeat)
         documents = sampler.for_conversation(index)
         plans.append(
             ConversationPlan(
