@@ -38,8 +38,8 @@ def test_select_history_policies() -> None:
     assert select_history(HISTORY, "none") == []
     assert select_history(HISTORY, "first") == [HISTORY[0]]
     assert select_history(HISTORY, "full") == HISTORY
-    assert select_history(HISTORY, "last:1") == HISTORY[4:]
-    assert select_history(HISTORY, "last:2") == HISTORY[2:]
+    assert select_history(HISTORY, "last:1") == HISTORY[5:]  # utterances, as the paper's "last 3" counts them
+    assert select_history(HISTORY, "last:3") == HISTORY[3:]
     assert select_history(HISTORY, "last:9") == HISTORY
     with pytest.raises(ConfigError):
         select_history(HISTORY, "last:0")
@@ -50,8 +50,8 @@ def test_select_history_policies() -> None:
     [
         ("none", []),
         ("first", ["Q1 about bees?"]),
-        ("last:1", ["Q3 about chess?", "A3"]),
-        ("last:2", ["Q2 about rivers?", "A2", "Q3 about chess?", "A3"]),
+        ("last:1", ["A3"]),
+        ("last:3", ["A2", "Q3 about chess?", "A3"]),
         ("full", [m.content for m in HISTORY]),
     ],
 )
@@ -138,13 +138,13 @@ def test_index_is_persisted_and_rebuilt_only_when_its_inputs_change(corpus: Path
 
 async def test_build_target_in_process_with_corpus_override(corpus: Path, tmp_path: Path) -> None:
     backend, model = scripted()
-    config = ReferenceTargetConfig(index_dir=str(tmp_path / "i"), history="last:1")
+    config = ReferenceTargetConfig(index_dir=str(tmp_path / "i"), history="last:2")
     target = build_target(config, corpus=str(corpus), model=model)
     state = DialogueState(id="c1", history=HISTORY)
     reply = await target.respond(state, "Who rules a bee colony?")
     assert reply.contexts[0].source == "bees"
     assert [m.content for m in backend.calls[0].messages[1:-1]] == ["Q3 about chess?", "A3"]
-    assert "reference bm25 k=4 history=last:1" in target.describe()
+    assert "reference bm25 k=4 history=last:2" in target.describe()
 
     override = ReferenceTargetConfig(index_dir=str(tmp_path / "i"), corpus=str(corpus / "missing"))
     with pytest.raises(ConfigError, match="does not exist"):
@@ -180,7 +180,7 @@ async def test_a_base_profile_generator_gets_the_few_shot_answer_prompt_and_stop
 
     backend = ScriptedModel("scripted/generator", responder=lambda messages: "generated answer")
     model = Model(backend, role="target", spec=ModelSpec(model="scripted/generator", prompt_profile="base"))
-    reply = await rag(corpus, tmp_path, model, history="last:1").answer("How many squares has a chess board?", HISTORY)
+    reply = await rag(corpus, tmp_path, model, history="last:2").answer("How many squares has a chess board?", HISTORY)
     (call,) = backend.calls
     system, example_q, example_a, *middle, question = call.messages
     assert system.role == "system" and (example_q.role, example_a.role) == ("user", "assistant")
@@ -190,3 +190,25 @@ async def test_a_base_profile_generator_gets_the_few_shot_answer_prompt_and_stop
     for number, context in enumerate(reply.contexts, start=1):
         assert f"[{number}] {context.text}" in question.content
     assert call.params is not None and call.params.stop == ["\n"]
+
+
+@pytest.mark.parametrize(
+    ("policy", "query"),
+    [
+        ("full", "Tell me about Etna in Sicily\nWhen did it last erupt?"),
+        ("first", "Tell me about Etna in Sicily\nWhen did it last erupt?"),
+        ("none", "When did it last erupt?"),
+    ],
+)
+async def test_the_history_policy_reaches_the_retriever(corpus: Path, tmp_path: Path, policy: str, query: str) -> None:
+    # the paper's "no history" lowers context precision: a follow-up without its subject retrieves worse
+    _, model = scripted()
+    history = [Message(role="user", content="Tell me about Etna in Sicily"), Message(role="assistant", content="A")]
+    reply = await rag(corpus, tmp_path, model, history=policy).answer("When did it last erupt?", history)
+    assert reply.raw["query"] == query
+    if policy != "none":
+        assert reply.contexts[0].source == "volcanoes"
+    alone = await rag(corpus, tmp_path, model, history=policy, retrieval_history=False).answer(
+        "When did it last erupt?", history
+    )
+    assert alone.raw["query"] == "When did it last erupt?"

@@ -139,8 +139,11 @@ class ReferenceTargetConfig(Section):
     rrf_k: int = Field(default=60, ge=1)
     """Reciprocal-rank-fusion constant of the hybrid retriever."""
     history: str = Field(default="full", pattern=r"^(none|first|full|last:[1-9][0-9]*)$")
-    """History shown to the generator: none; first (the first user message only); last:N (the last N exchanges,
-    user message + answer each); full."""
+    """History the reference RAG keeps, for the generator and for the retrieval query: none; first (the first user
+    message only); last:N (the last N utterances, messages and answers counted one by one); full."""
+    retrieval_history: bool = True
+    """Retrieve with the kept history's user messages before the current one (a history-aware retriever, so a
+    follow-up like "when was it built?" finds its subject); false: the current message alone."""
     rewrite_query: bool = False
     """Rewrite the user message into a stand-alone query (through the `target` model) before retrieval."""
     index_dir: str = ".ragdive-cache/index"

@@ -1,8 +1,11 @@
-"""History policies: how much of the conversation the generator is shown (the paper's history experiments).
+"""History policies: how much of the conversation the reference RAG keeps (the paper's history experiments). The
+kept history is what the generator is shown and what the retriever's query is built from (see rag.py): the paper's
+"no history" lowers context precision and recall, so its history reaches retrieval too.
 
 - ``none``: nothing; every turn is answered as if it were the first.
 - ``first``: the initial user turn only (its question, not the answer to it).
-- ``last:N``: the last N exchanges (user message + answer each).
+- ``last:N``: the last N utterances (user messages and answers counted one by one, as the paper's "last three
+  utterances" are).
 - ``full``: everything so far.
 """
 
@@ -33,8 +36,4 @@ def select_history(history: list[Message], policy: str) -> list[Message]:
     if policy == "first":
         return next(([m] for m in history if m.role == "user"), [])
     keep = int(match.group(2))
-    # count exchanges from the end: each starts at a user message
-    starts = [i for i, m in enumerate(history) if m.role == "user"]
-    if len(starts) <= keep:
-        return list(history)
-    return list(history[starts[-keep] :])
+    return list(history[-keep:])  # utterances, not exchanges: last:3 is answer, question, answer

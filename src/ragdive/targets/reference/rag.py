@@ -70,23 +70,34 @@ class ReferenceRAG:
         lines = [line.strip() for line in completion.text.strip().splitlines() if line.strip()]
         return lines[0] if lines else message
 
-    def messages(self, question: str, contexts: list[Context], history: list[Message]) -> list[Message]:
+    def messages(self, question: str, contexts: list[Context], kept: list[Message]) -> list[Message]:
+        """The generator's messages; ``kept`` is the history the policy keeps."""
         if self.model.prompt_profile == "base":
             *example, asked = transcript_messages(render("base/answer", contexts=contexts, question=question))
-            return [*example, *select_history(history, self.history_policy), asked]
+            return [*example, *kept, asked]
         return [
             Message(role="system", content=render("answer")),
-            *select_history(history, self.history_policy),
+            *kept,
             Message(role="user", content=render("question", contexts=contexts, question=question)),
         ]
+
+    async def query(self, message: str, kept: list[Message]) -> str:
+        """What the retriever searches for: a rewrite of the message in the kept history's context, or the kept
+        user messages followed by the message, or the message alone (retrieval_history: false)."""
+        if self.config.rewrite_query:
+            return await self.rewrite(message, kept)
+        if not self.config.retrieval_history:
+            return message
+        return "\n".join([*(m.content for m in kept if m.role == "user"), message])
 
     async def answer(self, message: str, history: list[Message]) -> TargetReply:
         began = time.perf_counter()
         try:
-            query = await self.rewrite(message, history) if self.config.rewrite_query else message
+            kept = select_history(history, self.history_policy)  # the policy reaches retrieval and generation
+            query = await self.query(message, kept)
             contexts = await asyncio.to_thread(self.retrieve, query)
             params = GenerateParams(stop=["\n"]) if self.model.prompt_profile == "base" else None
-            completion = await self.model.generate(self.messages(message, contexts, history), params=params)
+            completion = await self.model.generate(self.messages(message, contexts, kept), params=params)
         except ModelCrashed:
             raise  # the local model's process died: that stops the run, it is not the target being down
         except ModelError as exc:
