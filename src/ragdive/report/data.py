@@ -1,0 +1,128 @@
+"""Everything a report shows, as plain JSON-ready data read from one run directory.
+
+The numbers come from the analysis library (the same calls `ragdive analyze --json` makes), never recomputed
+here, so the report and the terminal always agree. Text from models, documents and targets passes through
+untouched: escaping is the template's job (autoescape) and the JSON block's (see html.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..analysis import RunScores, summarize_run
+from ..analysis.conversations import ALL, Embedder, RunRecords, analyse_groups, to_data
+from ..records import Conversation, RunManifest, Score, Turn
+from ..store import RunStore
+
+
+def report_data(store: RunStore, embed: Embedder | None = None) -> dict[str, Any]:
+    """The report of one run: setup, cost, metric summaries, conversation analyses, and the conversations.
+
+    ``embed`` is the same-question embedder for uniqueness (None: exact text), passed in because the report
+    may not import the model layer; `ragdive report` gives the same default as `ragdive analyze`."""
+    manifest = store.read_manifest()
+    conversations = store.conversations().records
+    scores = store.current_scores()
+    name = manifest.name or manifest.run_id
+    records = RunRecords(name, conversations, store.current_rejections(), scores)
+    analysis = analyse_groups([records], embed)[ALL]
+    by_conversation: dict[str, list[Score]] = {}
+    for s in scores:
+        by_conversation.setdefault(s.conversation_id, []).append(s)
+    summaries = summarize_run(RunScores(name, conversations, scores, kind=manifest.kind))
+    return {
+        "name": name,
+        "setup": setup(manifest),
+        "cost": cost(manifest),
+        "summary": [
+            {
+                "metric": s.metric,
+                "mean": s.mean,
+                "n_scored": s.n_scored,
+                "n_unscored": s.n_unscored,
+                "ci": list(s.ci) if s.ci else None,
+                "unscored_reasons": dict(s.unscored_reasons.most_common()),
+            }
+            for s in summaries
+        ],
+        "analysis": to_data(analysis),
+        "conversations": [conversation_view(c, by_conversation.get(c.id, [])) for c in conversations],
+    }
+
+
+def setup(manifest: RunManifest) -> list[tuple[str, str]]:
+    """(label, value) rows: what was run, with what, and how far it got."""
+    corpus = manifest.config.get("corpus") or {}
+    rows = [
+        ("run", manifest.run_id),
+        ("name", manifest.name or "-"),
+        ("kind", manifest.kind),
+        ("status", manifest.status),
+        ("created", manifest.created.isoformat(timespec="seconds")),
+        ("target", manifest.target or "-"),
+        ("corpus", str(corpus.get("path", "-")) if isinstance(corpus, dict) else "-"),
+        ("seed", "-" if manifest.seed is None else str(manifest.seed)),
+        ("ragdive version", manifest.package_version or "-"),
+    ]
+    rows += [(f"model: {role}", model) for role, model in manifest.models.items()]
+    if manifest.error:
+        rows.append(("error", manifest.error))
+    return rows
+
+
+def cost(manifest: RunManifest) -> dict[str, Any]:
+    t = manifest.totals
+    return {
+        "conversations": t.conversations,
+        "turns": t.turns,
+        "rejections": t.rejections,
+        "errors": t.errors,
+        "prompt_tokens": t.prompt_tokens,
+        "completion_tokens": t.completion_tokens,
+        "cost_usd": t.cost_usd,
+        "spend": [s.model_dump() for s in t.spend],
+    }
+
+
+def _score_view(s: Score) -> dict[str, Any]:
+    return {"metric": s.metric, "value": s.value, "reason": s.reason, "unscored": s.unscored_reason}
+
+
+def _turn_view(t: Turn, scores: Iterable[Score]) -> dict[str, Any]:
+    return {
+        "number": t.index + 1,  # turns are numbered from 1 everywhere a person reads them
+        "type": str(t.question_type),
+        "unanswerable": t.unanswerable,
+        "message": t.rag_input,
+        "standalone": t.standalone_question,
+        "ground_truth": t.ground_truth,
+        "evidence": t.evidence,
+        "answer": t.answer,
+        "error": t.error,
+        "contexts": [{"text": c.text, "source": c.source, "score": c.score} for c in t.contexts],
+        "verdicts": [
+            {"valid": a.verdict.valid, "reason": a.verdict.reason, "failed": [str(f) for f in a.verdict.failed_checks]}
+            for a in t.attempts
+        ],
+        "overruled": t.validator_overruled,
+        "scores": [_score_view(s) for s in scores],
+    }
+
+
+def conversation_view(c: Conversation, mine: list[Score]) -> dict[str, Any]:
+    """One conversation for the browser: its turns, each with everything the run recorded about it."""
+    by_turn: dict[int | None, list[Score]] = {}
+    for s in mine:
+        by_turn.setdefault(s.turn_index, []).append(s)
+    return {
+        "id": c.id,
+        "persona": c.persona,
+        "documents": c.document_ids,
+        "status": c.status,
+        "end_reason": c.end_reason or c.error,
+        "types": sorted({str(t.question_type) for t in c.turns}),
+        "has_unscored": any(s.value is None for s in mine),
+        "scores": [_score_view(s) for s in by_turn.get(None, [])],
+        "turns": [_turn_view(t, by_turn.get(t.index, [])) for t in c.turns],
+    }

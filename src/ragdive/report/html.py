@@ -1,0 +1,83 @@
+"""Render a run's report into one self-contained HTML file: the page, its styles, its script, plotly.js (inlined
+once) and the data, so it opens offline from disk with no server and nothing fetched.
+
+Escaping, in the two places untrusted text can reach: the jinja2 template autoescapes everything it prints, and
+the data the page's script reads goes as JSON inside `<script type="application/json">` with `<`, `>` and `&`
+written as \\u escapes, so no string can close the block or open a tag. The script puts text into the page with
+`textContent` only.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from ..analysis.conversations import Embedder
+from ..store import RunStore
+from .charts import figures
+from .data import report_data
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def json_block(value: Any) -> Markup:
+    """JSON safe inside a <script> element: nothing in it can end the element or start markup."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return Markup(text)  # noqa: S704 - escaped just above, for the JSON-in-script context
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,  # every value printed by the template is escaped unless marked safe above
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(pct=pct, num=num, json_block=json_block)
+    return env
+
+
+@cache
+def _plotly_js() -> Markup:
+    from plotly.offline import get_plotlyjs
+
+    # plotly's own bundle, the same text its to_html(include_plotlyjs=True) inlines
+    return Markup(get_plotlyjs())  # noqa: S704 - the library's code, not data
+
+
+def render_report(data: dict[str, Any]) -> str:
+    template = _environment().get_template("report.html.j2")
+    return template.render(
+        data=data,
+        figures=figures(data["analysis"]),
+        plotly_js=_plotly_js(),
+        script=Markup((TEMPLATES / "browser.js").read_text(encoding="utf-8")),  # noqa: S704 - our own file
+        style=Markup((TEMPLATES / "report.css").read_text(encoding="utf-8")),  # noqa: S704 - our own file
+    )
+
+
+def write_report(store: RunStore, path: Path | None = None, embed: Embedder | None = None) -> Path:
+    """Write the run's report (default: report.html in the run directory) and return where it went."""
+    target = path or store.report_path
+    html = render_report(report_data(store, embed))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(target)  # a reader never sees half a report
+    return target

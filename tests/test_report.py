@@ -1,0 +1,74 @@
+"""`ragdive report`: the file it writes, where, and how hostile run text is kept as data (browser: see
+test_report_browser.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ragdive.cli.main import main
+from ragdive.report import report_data
+from ragdive.report.html import json_block
+from tests.report_runs import HOSTILE, write_scripted_run
+
+
+def test_report_is_written_into_the_run_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = write_scripted_run(tmp_path)
+    assert main(["report", str(store.path)]) == 0
+    assert capsys.readouterr().out.strip() == str(store.report_path)
+    html = store.report_path.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and "report-test" in html
+
+
+def test_report_goes_where_o_says(tmp_path: Path) -> None:
+    store = write_scripted_run(tmp_path)
+    target = tmp_path / "out" / "r.html"
+    assert main(["report", str(store.path), "-o", str(target), "--uniqueness", "exact"]) == 0
+    assert target.is_file() and not store.report_path.exists()
+
+
+def test_a_missing_run_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no run directory" in err
+
+
+def test_the_file_is_self_contained(tmp_path: Path) -> None:
+    store = write_scripted_run(tmp_path)
+    assert main(["report", str(store.path)]) == 0
+    html = store.report_path.read_text(encoding="utf-8")
+    # nothing fetched: no external script, stylesheet or image (links inside plotly.js's code are not fetched)
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=", html)
+    assert "default-src 'none'" in html
+
+
+def test_hostile_text_never_reaches_the_page_as_markup(tmp_path: Path) -> None:
+    store = write_scripted_run(tmp_path)
+    store.update_manifest(name="<b>bold</b> run", target="<script>alert(2)</script>")
+    assert main(["report", str(store.path)]) == 0
+    html = store.report_path.read_text(encoding="utf-8")
+    assert "<script>alert" not in html and "<img src=x" not in html and "<b>bold" not in html
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html  # autoescaped by the template
+    block = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert block is not None
+    data = json.loads(block.group(1))
+    assert data[0]["turns"][0]["answer"] == HOSTILE  # the JSON block gives back the exact text
+
+
+def test_json_block_escapes_what_could_end_a_script() -> None:
+    text = str(json_block({"a": "</script><!-- & >"}))
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"a": "</script><!-- & >"}
+
+
+def test_report_data_holds_the_run(tmp_path: Path) -> None:
+    data = report_data(write_scripted_run(tmp_path, conversations=3, turns=2))
+    assert [c["persona"] for c in data["conversations"]] == ["curious", "precise", "curious"]
+    summary = {s["metric"]: s for s in data["summary"]}
+    assert summary["correctness"]["n_unscored"] == 1
+    assert summary["correctness"]["unscored_reasons"] == {"judge failed": 1}
+    assert ("seed", "7") in data["setup"] and ("corpus", "corpus/docs") in data["setup"]
+    assert data["conversations"][0]["has_unscored"] and not data["conversations"][1]["has_unscored"]
