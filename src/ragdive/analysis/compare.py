@@ -18,7 +18,6 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .repeats import summarize_repeats
 from .summary import RunScores
@@ -67,6 +66,8 @@ def paired_test(baseline: np.ndarray, candidate: np.ndarray, *, n_resamples: int
         return PairedResult(n, mean_diff, None, None, None)
     sd = float(diffs.std(ddof=1))
     rng = np.random.default_rng(seed)
+    from scipy import stats  # here, not at import: scipy.stats costs every command ~0.6 s of start-up
+
     perm = stats.permutation_test(
         (x, y), _mean_diff, permutation_type="samples", vectorized=True, n_resamples=n_resamples, random_state=rng
     )
