@@ -72,6 +72,14 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
         f"usage      {t.prompt_tokens} prompt + {t.completion_tokens} completion tokens, cost {cost}",
         f"scores     {t.scores} ({t.unscored} unscored)",
     ]
+    faults: dict[str, int] = {}
+    for spent in t.spend:
+        for kind, count in spent.faults.items():
+            faults[kind] = faults.get(kind, 0) + count
+    if faults:
+        retries = sum(spent.retries for spent in t.spend)
+        shown = ", ".join(f"{kind} x{count}" for kind, count in sorted(faults.items()))
+        lines.append(f"faults     {shown} ({retries} retried)")
     if m.process is not None:
         lines.append(f"process    {_describe_process(m)}")
     if m.error:

@@ -136,9 +136,11 @@ class Model:
                 else:
                     self._account(completion)
                     return completion
+            retrying = is_retryable(error) and attempt < self.retry.max_retries
+            self.context.ledger.record_fault(self.role, self.name, fault_kind(error), retried=retrying)
             if not is_retryable(error):
                 raise error
-            if attempt >= self.retry.max_retries:
+            if not retrying:
                 raise self._gave_up(error, attempt + 1) from error
             await asyncio.sleep(self.retry.delay(attempt, retry_after_of(error)))
             attempt += 1
@@ -160,11 +162,13 @@ class Model:
             completion.parsed = parse_structured(completion.text, schema, model=self.name)
             return completion
         except ModelOutputError as first:
+            self.context.ledger.record_fault(self.role, self.name, "unusable_output", retried=True)
             second = await self._call(corrective_messages(messages, completion.text, first), schema, params)
             second.usage = completion.usage + second.usage
             try:
                 second.parsed = parse_structured(second.text, schema, model=self.name)
             except ModelOutputError as exc:
+                self.context.ledger.record_fault(self.role, self.name, "unusable_output", retried=False)
                 raise ModelOutputError(
                     f"{exc} (after one corrective retry)",
                     raw=second.text,
@@ -188,6 +192,20 @@ class Model:
             status=getattr(error, "status", None),
             retryable=True,
         )
+
+
+def fault_kind(error: BaseException) -> str:
+    """A failed attempt's kind, as the manifest counts them."""
+    if isinstance(error, TimeoutError):
+        return "timeout"
+    if isinstance(error, ModelOutputError):
+        return "unusable_output"
+    status = getattr(error, "status", None)
+    if isinstance(status, int):
+        return f"http_{status}"
+    if isinstance(error, ConnectionError) or "connect" in type(error).__name__.lower():
+        return "connection"
+    return type(error).__name__
 
 
 def get_model(

@@ -15,7 +15,7 @@ in-process models (`llamacpp/...`) cost 0. Any model's price can be set in the c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..config.models import BudgetConfig, ModelSpec, Prices
 from ..errors import BudgetExceeded
@@ -66,6 +66,10 @@ class UsageLine:
     cached_prompt_tokens: int = 0
     """Tokens the cache saved (not spent, not in the totals)."""
     cached_completion_tokens: int = 0
+    retries: int = 0
+    """Attempts repeated after a retryable fault (rate limit, server error, timeout, dropped connection)."""
+    faults: dict[str, int] = field(default_factory=dict)
+    """Failed attempts by kind (http_429, http_503, timeout, connection, unusable_output...), retried or not."""
 
     @property
     def usage(self) -> Usage:
@@ -107,6 +111,11 @@ class UsageLedger:
         self.total_tokens += spent.prompt_tokens + spent.completion_tokens
         self.known_cost_usd += spent.cost_usd or 0.0
 
+    def record_fault(self, role: str | None, model: str, kind: str, *, retried: bool) -> None:
+        line = self._line(role, model)
+        line.faults[kind] = line.faults.get(kind, 0) + 1
+        line.retries += retried
+
     def record_cached(self, role: str | None, model: str, usage: Usage) -> None:
         line = self._line(role, model)
         line.cached_calls += 1
@@ -134,9 +143,11 @@ class UsageLedger:
                 prompt_tokens=line.prompt_tokens,
                 completion_tokens=line.completion_tokens,
                 cost_usd=line.cost_usd,
+                retries=line.retries,
+                faults=dict(line.faults),
             )
             for line in self.lines()
-            if line.calls
+            if line.calls or line.faults
         ]
 
     def by_role(self) -> dict[str, Usage]:

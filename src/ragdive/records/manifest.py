@@ -25,6 +25,10 @@ class ModelSpend(Record):
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
     """None as soon as one call had no known price."""
+    retries: int = 0
+    """Attempts the model layer repeated after a retryable fault."""
+    faults: dict[str, int] = Field(default_factory=dict)
+    """Failed attempts by kind (http_429, http_503, timeout, connection, unusable_output...), retried or not."""
 
 
 class Totals(Record):

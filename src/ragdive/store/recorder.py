@@ -68,7 +68,7 @@ class RunRecorder:
             key = (now.role, now.model)
             before = self._recorded.get(key, ModelSpend(role=now.role, model=now.model))
             grew = _minus(now, before)
-            if not (grew.calls or grew.prompt_tokens or grew.completion_tokens):
+            if not (grew.calls or grew.prompt_tokens or grew.completion_tokens or grew.retries or grew.faults):
                 continue
             line = lines.setdefault(key, ModelSpend(role=now.role, model=now.model))
             lines[key] = _plus(line, grew)
@@ -104,6 +104,8 @@ def _plus(a: ModelSpend, b: ModelSpend) -> ModelSpend:
             "prompt_tokens": a.prompt_tokens + b.prompt_tokens,
             "completion_tokens": a.completion_tokens + b.completion_tokens,
             "cost_usd": cost,
+            "retries": a.retries + b.retries,
+            "faults": {k: a.faults.get(k, 0) + b.faults.get(k, 0) for k in sorted({*a.faults, *b.faults})},
         }
     )
 
@@ -116,5 +118,7 @@ def _minus(now: ModelSpend, before: ModelSpend) -> ModelSpend:
             "prompt_tokens": now.prompt_tokens - before.prompt_tokens,
             "completion_tokens": now.completion_tokens - before.completion_tokens,
             "cost_usd": cost,
+            "retries": now.retries - before.retries,
+            "faults": {k: n - before.faults.get(k, 0) for k, n in now.faults.items() if n > before.faults.get(k, 0)},
         }
     )
