@@ -24,6 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "simulation": {"models", "store", "targets", "corpus"},
     "demo": set(),
     "report": {"store", "analysis"},
+    "interop": {"store"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
     "api": {"pipeline", "simulation", "evaluation", "store", "analysis"},
     "cli": {
@@ -37,6 +38,7 @@ ALLOWED: dict[str, set[str]] = {
         "analysis",
         "demo",
         "report",
+        "interop",
     },
 }
 

@@ -9,7 +9,21 @@ from rich.markup import escape
 
 from .._version import __version__
 from ..errors import RagdiveError
-from . import analyze, compare, config_cmd, demo, evaluate, models_cmd, report, run, runs, serve_rag, simulate, static
+from . import (
+    analyze,
+    compare,
+    config_cmd,
+    demo,
+    evaluate,
+    export,
+    models_cmd,
+    report,
+    run,
+    runs,
+    serve_rag,
+    simulate,
+    static,
+)
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
 from .display import errors as err_console
 
@@ -32,6 +46,7 @@ app.command("static")(static.static_cmd)
 app.command("serve-rag")(serve_rag.serve_rag)
 app.command("analyze")(analyze.analyze_cmd)
 app.command("report")(report.report_cmd)
+app.command("export")(export.export_cmd)
 
 _state = {"debug": False}
 

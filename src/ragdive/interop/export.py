@@ -1,0 +1,182 @@
+"""Export a run: one row per turn and one per conversation (stable column names, scores beside the turn they
+judge), and Ragas samples (``SingleTurnSample`` per turn, ``MultiTurnSample`` per conversation) as JSONL.
+
+Reads only the run store. A score column holds the value or is empty when unscored; its ``unscored_<metric>``
+column says why, so a judge failure is never mistaken for a 0. Turns are numbered from 1, as everywhere a user
+reads them."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from ..records import Conversation, Score
+from ..store import RunStore
+
+FORMATS = ("csv", "parquet", "ragas")
+
+TURN_COLUMNS = [
+    "run_id",
+    "conversation_id",
+    "persona",
+    "document_ids",
+    "turn",
+    "question_type",
+    "unanswerable",
+    "rag_input",
+    "standalone_question",
+    "ground_truth",
+    "answer",
+    "contexts",
+    "context_sources",
+    "attempts",
+    "validator_overruled",
+    "latency_s",
+    "error",
+]
+CONVERSATION_COLUMNS = ["run_id", "conversation_id", "persona", "document_ids", "status", "turns", "end_reason"]
+
+
+def _score_columns(scores: Iterable[Score], per_turn: bool) -> list[str]:
+    names = sorted({s.metric for s in scores if (s.turn_index is not None) == per_turn})
+    return [column for name in names for column in (f"score_{name}", f"unscored_{name}")]
+
+
+def turn_rows(store: RunStore) -> tuple[list[str], list[dict[str, Any]]]:
+    """The columns and one row per turn, its per-turn scores beside it."""
+    run_id = store.read_manifest().run_id
+    scores = store.current_scores()
+    by_turn = {(s.conversation_id, s.turn_index, s.metric): s for s in scores if s.turn_index is not None}
+    score_columns = _score_columns(scores, per_turn=True)
+    rows = []
+    for conversation in store.conversations().records:
+        for turn in conversation.turns:
+            row: dict[str, Any] = {
+                "run_id": run_id,
+                "conversation_id": conversation.id,
+                "persona": conversation.persona,
+                "document_ids": "|".join(conversation.document_ids),
+                "turn": turn.index + 1,
+                "question_type": str(turn.question_type),
+                "unanswerable": turn.unanswerable,
+                "rag_input": turn.rag_input,
+                "standalone_question": turn.standalone_question,
+                "ground_truth": turn.ground_truth,
+                "answer": turn.answer,
+                "contexts": json.dumps([c.text for c in turn.contexts], ensure_ascii=False),
+                "context_sources": "|".join(c.source or "" for c in turn.contexts),
+                "attempts": len(turn.attempts),
+                "validator_overruled": turn.validator_overruled,
+                "latency_s": turn.latency_s,
+                "error": turn.error,
+            }
+            _put_scores(row, score_columns, lambda m, c=conversation, t=turn.index: by_turn.get((c.id, t, m)))
+            rows.append(row)
+    return TURN_COLUMNS + score_columns, rows
+
+
+def conversation_rows(store: RunStore) -> tuple[list[str], list[dict[str, Any]]]:
+    """The columns and one row per conversation, its whole-conversation scores beside it."""
+    run_id = store.read_manifest().run_id
+    scores = store.current_scores()
+    by_conversation = {(s.conversation_id, s.metric): s for s in scores if s.turn_index is None}
+    score_columns = _score_columns(scores, per_turn=False)
+    rows = []
+    for conversation in store.conversations().records:
+        row: dict[str, Any] = {
+            "run_id": run_id,
+            "conversation_id": conversation.id,
+            "persona": conversation.persona,
+            "document_ids": "|".join(conversation.document_ids),
+            "status": conversation.status,
+            "turns": len(conversation.turns),
+            "end_reason": conversation.end_reason or conversation.error,
+        }
+        _put_scores(row, score_columns, lambda m, c=conversation: by_conversation.get((c.id, m)))
+        rows.append(row)
+    return CONVERSATION_COLUMNS + score_columns, rows
+
+
+def _put_scores(row: dict[str, Any], columns: list[str], find: Any) -> None:
+    for column in columns[::2]:
+        metric = column.removeprefix("score_")
+        score: Score | None = find(metric)
+        row[column] = None if score is None else score.value
+        row[f"unscored_{metric}"] = None if score is None or score.scored else score.unscored_reason
+
+
+def ragas_samples(conversation: Conversation) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Ragas's ``SingleTurnSample`` fields per answered turn, and its ``MultiTurnSample`` of the conversation."""
+    singles = [
+        {
+            "user_input": turn.standalone_question,
+            "response": turn.answer,
+            "retrieved_contexts": [c.text for c in turn.contexts],
+            "reference": turn.ground_truth,
+        }
+        for turn in conversation.turns
+        if turn.answer is not None
+    ]
+    messages: list[dict[str, str]] = []
+    for turn in conversation.turns:
+        messages.append({"type": "human", "content": turn.rag_input})
+        if turn.answer is not None:
+            messages.append({"type": "ai", "content": turn.answer})
+    reference = " ".join(turn.ground_truth for turn in conversation.turns)
+    return singles, {"user_input": messages, "reference": reference}
+
+
+def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Path]:
+    """Write the run in each of ``formats`` under ``folder``; returns the files written."""
+    wanted = list(dict.fromkeys(formats))
+    unknown = [f for f in wanted if f not in FORMATS]
+    if unknown or not wanted:
+        raise ConfigError(f"export format(s) {', '.join(unknown) or '(none)'}: use {', '.join(FORMATS)}")
+    folder.mkdir(parents=True, exist_ok=True)
+    tables = {"turns": turn_rows(store), "conversations": conversation_rows(store)}
+    written: list[Path] = []
+    if "csv" in wanted:
+        for name, (columns, rows) in tables.items():
+            written.append(_write_csv(folder / f"{name}.csv", columns, rows))
+    if "parquet" in wanted:
+        for name, (columns, rows) in tables.items():
+            written.append(_write_parquet(folder / f"{name}.parquet", columns, rows))
+    if "ragas" in wanted:
+        singles, multis = [], []
+        for conversation in store.conversations().records:
+            turns, whole = ragas_samples(conversation)
+            singles += turns
+            multis.append(whole)
+        written.append(_write_jsonl(folder / "ragas_single_turn.jsonl", singles))
+        written.append(_write_jsonl(folder / "ragas_multi_turn.jsonl", multis))
+    return written
+
+
+def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> Path:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def _write_parquet(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> Path:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise ConfigError(f"parquet export needs pyarrow: pip install 'ragdive[export]' ({exc})") from exc
+    table = pa.Table.from_pylist(rows, schema=None) if rows else pa.table({c: [] for c in columns})
+    pq.write_table(table.select(columns) if rows else table, path)
+    return path
+
+
+def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    with open(path, "w", encoding="utf-8") as fh:
+        for record in records:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return path
