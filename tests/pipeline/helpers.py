@@ -64,3 +64,12 @@ def write_experiment(tmp_path: Path, *, extra: str = "", judge_model: str | None
 def down(message: str) -> dict[str, Any]:
     """A system under test that is down: every question fails."""
     raise ConnectionError("connection refused")
+
+
+def validator_with_outage(messages: list[Message]) -> dict[str, Any]:
+    """The accepting validator, down (an HTTP 500 the model layer gave up on) while RAGDIVE_TEST_OUTAGE is set."""
+    if os.environ.get("RAGDIVE_TEST_OUTAGE"):
+        from ragdive.errors import ModelError
+
+        raise ModelError("HTTP 500: validator down (gave up after 5 attempts)", status=500, retryable=False)
+    return accept(messages)

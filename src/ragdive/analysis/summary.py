@@ -30,7 +30,7 @@ class RunScores:
         manifest = store.read_manifest()
         return cls(
             name=manifest.name or manifest.run_id,
-            conversations=store.conversations().records,
+            conversations=store.current_conversations(),
             scores=store.current_scores(),
             kind=manifest.kind,
         )

@@ -41,7 +41,7 @@ def load_run(path: Path) -> RunRecords:
     manifest = store.read_manifest()
     return RunRecords(
         name=manifest.name or manifest.run_id,
-        conversations=store.conversations().records,
+        conversations=store.current_conversations(),
         rejections=store.current_rejections(),
         scores=store.current_scores(),
     )

@@ -105,7 +105,7 @@ class Evaluator:
         (progress shows done/total)."""
         manifest = store.read_manifest()
         result = EvaluationResult(notes=list(self.notes))
-        conversations = store.conversations().records
+        conversations = store.current_conversations()
         existing = store.current_scores()
         changed = self.changed_scores(existing)
         for metric_name, count in sorted(Counter(s.metric for s in changed).items()):
@@ -176,14 +176,23 @@ def record_scoring(store: RunStore, judge: str, wrote: bool, usage: Usage | None
     RunRecorder(store).record(spend=spend, models=models)
 
 
+def _stamped(conv: Conversation, make: Callable[[], Awaitable[Score]]) -> Callable[[], Awaitable[Score]]:
+    """The score, stamped with the conversation line it judged (a redone conversation's old scores are stale)."""
+
+    async def job() -> Score:
+        return (await make()).model_copy(update={"conversation_finished": conv.finished})
+
+    return job
+
+
 def _turn_job(
     metric: TurnMetric, judge: JudgeProtocol, conv: Conversation, index: int
 ) -> Callable[[], Awaitable[Score]]:
     turn = next(t for t in conv.turns if t.index == index)
-    return lambda: metric.score(judge, conv, turn)
+    return _stamped(conv, lambda: metric.score(judge, conv, turn))
 
 
 def _conversation_job(
     metric: ConversationMetric, judge: JudgeProtocol, conv: Conversation
 ) -> Callable[[], Awaitable[Score]]:
-    return lambda: metric.score(judge, conv)
+    return _stamped(conv, lambda: metric.score(judge, conv))

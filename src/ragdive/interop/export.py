@@ -53,7 +53,7 @@ def turn_rows(store: RunStore) -> tuple[list[str], list[dict[str, Any]]]:
     by_turn = {(s.conversation_id, s.turn_index, s.metric): s for s in scores if s.turn_index is not None}
     score_columns = _score_columns(scores, per_turn=True)
     rows = []
-    for conversation in store.conversations().records:
+    for conversation in store.current_conversations():
         for turn in conversation.turns:
             row: dict[str, Any] = {
                 "run_id": run_id,
@@ -86,7 +86,7 @@ def conversation_rows(store: RunStore) -> tuple[list[str], list[dict[str, Any]]]
     by_conversation = {(s.conversation_id, s.metric): s for s in scores if s.turn_index is None}
     score_columns = _score_columns(scores, per_turn=False)
     rows = []
-    for conversation in store.conversations().records:
+    for conversation in store.current_conversations():
         row: dict[str, Any] = {
             "run_id": run_id,
             "conversation_id": conversation.id,
@@ -147,7 +147,7 @@ def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Pa
             written.append(_write_parquet(folder / f"{name}.parquet", columns, rows))
     if "ragas" in wanted:
         singles, multis = [], []
-        for conversation in store.conversations().records:
+        for conversation in store.current_conversations():
             turns, whole = ragas_samples(conversation)
             singles += turns
             multis.append(whole)

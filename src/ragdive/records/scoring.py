@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -33,6 +34,9 @@ class Score(Record):
     metric_version: int | None = None
     """The metric's declared version when it was scored (None: written before metrics had versions)."""
     prompt_fingerprint: str | None = None
+    conversation_finished: datetime | None = None
+    """When the conversation line this score judged was finished. A resumed run redoes a conversation that failed
+    (status error); a score of its earlier line is then stale, and readers and the evaluator drop it."""
     """Hash of the metric's version and prompt files (or the outside engine's name and version), so a resumed
     run can tell scores of an edited metric from current ones."""
 

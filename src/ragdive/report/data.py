@@ -22,7 +22,7 @@ def report_data(store: RunStore, embed: Embedder | None = None) -> dict[str, Any
     ``embed`` is the same-question embedder for uniqueness (None: exact text), passed in because the report
     may not import the model layer; `ragdive report` gives the same default as `ragdive analyze`."""
     manifest = store.read_manifest()
-    conversations = store.conversations().records
+    conversations = store.current_conversations()
     scores = store.current_scores()
     name = manifest.name or manifest.run_id
     records = RunRecords(name, conversations, store.current_rejections(), scores)

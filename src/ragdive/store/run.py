@@ -20,7 +20,7 @@ from ..records import Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
-from .latest import latest_rejections, latest_scores
+from .latest import latest, latest_rejections, latest_scores
 from .migrations import migrate_manifest
 
 MANIFEST = "manifest.json"
@@ -165,17 +165,28 @@ class RunStore:
     def scores(self) -> ReadResult[Score]:
         return read_jsonl(self.path / EVALUATIONS, Score)
 
+    def current_conversations(self) -> list[Conversation]:
+        """One conversation per id, the latest line (a resumed run redoes a conversation that failed)."""
+        return latest(self.conversations().records, lambda c: c.id)
+
     def current_scores(self) -> list[Score]:
-        """One score per (conversation, turn, metric), the latest line: what every reader should count."""
-        return latest_scores(self.scores().records)
+        """One score per (conversation, turn, metric), the latest line, and only of the conversation line it judged
+        (a score of a conversation redone since is stale): what every reader should count."""
+        finished = {c.id: c.finished for c in self.current_conversations()}
+        return [
+            s
+            for s in latest_scores(self.scores().records)
+            if s.conversation_finished is None or finished.get(s.conversation_id) in (None, s.conversation_finished)
+        ]
 
     def current_rejections(self) -> list[Rejection]:
         """One rejection per id, the latest line, of conversations on disk: what every reader should count."""
-        return latest_rejections(self.rejections().records, self.finished_conversation_ids())
+        return latest_rejections(self.rejections().records, {c.id for c in self.current_conversations()})
 
     def finished_conversation_ids(self) -> set[str]:
-        """Ids already written: a resumed run skips these and never writes them twice."""
-        return {c.id for c in self.conversations().records}
+        """Ids whose latest line is done: a resumed run skips these and never writes them twice. A conversation
+        that failed (status error: a model outage, a bug) is not done: a resumed run simulates it again."""
+        return {c.id for c in self.current_conversations() if c.status != "error"}
 
     @property
     def report_path(self) -> Path:
