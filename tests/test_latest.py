@@ -56,3 +56,26 @@ def test_the_store_reads_current_rejections_and_scores(tmp_path: Path) -> None:
         [Score(conversation_id="c1", metric="m", value=0.0), Score(conversation_id="c1", metric="m", value=1.0)]
     )
     assert [s.value for s in store.current_scores()] == [1.0]
+
+
+def test_a_score_of_a_superseded_conversation_line_is_stale_for_readers_and_counts(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    from ragdive.records import Score
+    from ragdive.store import RunRecorder, RunStore
+    from tests.factories import make_conversation
+
+    store = RunStore.create(tmp_path)
+    failed = make_conversation("c", turns=2).model_copy(update={"status": "error"})
+    store.append_conversation(failed)
+    for turn in (0, 1):
+        store.append_score(Score(conversation_id="c", turn_index=turn, metric="m", value=1.0,
+                                 conversation_finished=failed.finished))  # fmt: skip
+    redone = make_conversation("c", turns=1).model_copy(update={"finished": failed.finished + timedelta(seconds=5)})
+    store.append_conversation(redone)
+    store.append_score(Score(conversation_id="c", turn_index=0, metric="m", value=0.0,
+                             conversation_finished=redone.finished))  # fmt: skip
+    (current,) = store.current_scores()  # turn 1 of the failed line is gone with it
+    assert current.value == 0.0
+    totals = RunRecorder(store).record().totals
+    assert (totals.conversations, totals.turns, totals.scores) == (1, 1, 1)

@@ -38,6 +38,7 @@ def test_resume_redoes_conversations_an_outage_failed(
     totals = store.read_manifest().totals
     assert (totals.conversations, totals.turns, totals.errors) == (2, 4, 0)
     current = store.current_scores()
+    assert totals.scores == len(current)  # the manifest counts by the same rule the readers use
     finished = {c.id: c.finished for c in redone}
     assert current and all(s.conversation_finished == finished[s.conversation_id] for s in current)
     assert {(s.conversation_id, s.turn_index) for s in current if s.turn_index is not None} == {

@@ -46,14 +46,14 @@ def _score_columns(scores: Iterable[Score], per_turn: bool) -> list[str]:
     return [column for name in names for column in (f"score_{name}", f"unscored_{name}")]
 
 
-def turn_rows(store: RunStore) -> tuple[list[str], list[dict[str, Any]]]:
+def turn_rows(
+    run_id: str, conversations: list[Conversation], scores: list[Score]
+) -> tuple[list[str], list[dict[str, Any]]]:
     """The columns and one row per turn, its per-turn scores beside it."""
-    run_id = store.read_manifest().run_id
-    scores = store.current_scores()
     by_turn = {(s.conversation_id, s.turn_index, s.metric): s for s in scores if s.turn_index is not None}
     score_columns = _score_columns(scores, per_turn=True)
     rows = []
-    for conversation in store.current_conversations():
+    for conversation in conversations:
         for turn in conversation.turns:
             row: dict[str, Any] = {
                 "run_id": run_id,
@@ -79,14 +79,14 @@ def turn_rows(store: RunStore) -> tuple[list[str], list[dict[str, Any]]]:
     return TURN_COLUMNS + score_columns, rows
 
 
-def conversation_rows(store: RunStore) -> tuple[list[str], list[dict[str, Any]]]:
+def conversation_rows(
+    run_id: str, conversations: list[Conversation], scores: list[Score]
+) -> tuple[list[str], list[dict[str, Any]]]:
     """The columns and one row per conversation, its whole-conversation scores beside it."""
-    run_id = store.read_manifest().run_id
-    scores = store.current_scores()
     by_conversation = {(s.conversation_id, s.metric): s for s in scores if s.turn_index is None}
     score_columns = _score_columns(scores, per_turn=False)
     rows = []
-    for conversation in store.current_conversations():
+    for conversation in conversations:
         row: dict[str, Any] = {
             "run_id": run_id,
             "conversation_id": conversation.id,
@@ -137,7 +137,12 @@ def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Pa
     if unknown or not wanted:
         raise ConfigError(f"export format(s) {', '.join(unknown) or '(none)'}: use {', '.join(FORMATS)}")
     folder.mkdir(parents=True, exist_ok=True)
-    tables = {"turns": turn_rows(store), "conversations": conversation_rows(store)}
+    # the run is read once; every format is written from the same records
+    run_id, conversations, scores = store.read_manifest().run_id, store.current_conversations(), store.current_scores()
+    tables = {
+        "turns": turn_rows(run_id, conversations, scores),
+        "conversations": conversation_rows(run_id, conversations, scores),
+    }
     written: list[Path] = []
     if "csv" in wanted:
         for name, (columns, rows) in tables.items():
@@ -147,7 +152,7 @@ def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Pa
             written.append(_write_parquet(folder / f"{name}.parquet", columns, rows))
     if "ragas" in wanted:
         singles, multis = [], []
-        for conversation in store.current_conversations():
+        for conversation in conversations:
             turns, whole = ragas_samples(conversation)
             singles += turns
             multis.append(whole)

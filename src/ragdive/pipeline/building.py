@@ -52,8 +52,6 @@ def settings_from_manifest(manifest_config: dict[str, Any] | None) -> Experiment
         except ConfigError:
             continue
         sections[name] = data.get(name) or {}
-    if isinstance(data.get("repeat"), int):
-        sections["repeat"] = data["repeat"]  # the judge's cache keys carry the run's repeat
     return validate_config(sections, ExperimentConfig, source="run manifest")
 
 

@@ -10,6 +10,7 @@ the last one, not a pass over the whole run.
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,12 +37,12 @@ class FileCounts:
 
     def _reset(self) -> None:
         self._offsets = {CONVERSATIONS: 0, REJECTIONS: 0, EVALUATIONS: 0}
-        self._conversations: dict[str, tuple[int, int]] = {}
-        """id → (turns, errors) of its latest line."""
+        self._conversations: dict[str, tuple[int, int, datetime]] = {}
+        """id → (turns, errors, finished) of its latest line."""
         self._rejections: dict[str, tuple[str, list[str]]] = {}
         """id → (conversation id, failed checks) of its latest line."""
-        self._scores: dict[ScoreKey, bool] = {}
-        """item → scored, of its latest line."""
+        self._scores: dict[ScoreKey, tuple[bool, datetime | None]] = {}
+        """item → (scored, the conversation line it judged) of its latest line."""
 
     def update(self) -> dict[str, Any]:
         """Read what was appended since the last update; the counts, as Totals fields."""
@@ -52,23 +53,33 @@ class FileCounts:
             self._read_new()
         kept = [checks for cid, checks in self._rejections.values() if cid in self._conversations]
         categories = Counter(check for checks in kept for check in checks)
+        # as RunStore.current_scores: a score of a conversation line redone since (a failed one, resumed) is stale
+        scored = [
+            ok
+            for (cid, _, _), (ok, judged) in self._scores.items()
+            if judged is None or cid not in self._conversations or self._conversations[cid][2] == judged
+        ]
         return {
             "conversations": len(self._conversations),
-            "turns": sum(turns for turns, _ in self._conversations.values()),
-            "errors": sum(errors for _, errors in self._conversations.values()),
+            "turns": sum(turns for turns, _, _ in self._conversations.values()),
+            "errors": sum(errors for _, errors, _ in self._conversations.values()),
             "rejections": len(kept),
             "rejections_by_category": dict(sorted(categories.items())),
-            "scores": len(self._scores),
-            "unscored": sum(not scored for scored in self._scores.values()),
+            "scores": len(scored),
+            "unscored": sum(not ok for ok in scored),
         }
 
     def _read_new(self) -> None:
         for conversation in self._new(CONVERSATIONS, Conversation):
-            self._conversations[conversation.id] = (len(conversation.turns), errors_of(conversation))
+            self._conversations[conversation.id] = (
+                len(conversation.turns),
+                errors_of(conversation),
+                conversation.finished,
+            )
         for rejection in self._new(REJECTIONS, Rejection):
             self._rejections[rejection.id] = (rejection.conversation_id, [str(c) for c in rejection.categories])
         for score in self._new(EVALUATIONS, Score):
-            self._scores[score_key(score)] = score.scored
+            self._scores[score_key(score)] = (score.scored, score.conversation_finished)
 
     def _new(self, name: str, model: type[M]) -> list[M]:
         records, offset = read_jsonl_tail(self.path / name, model, self._offsets[name])
