@@ -248,3 +248,16 @@ def test_a_sweep_killed_again_and_again_resumes_to_the_same_result(tmp_path: Pat
     killed_tables, clean_tables = (json.loads((d / "tables.json").read_text()) for d in (out, clean))
     for name in ("table2", "table4", "table5"):
         assert killed_tables[name] == clean_tables[name]
+
+
+def test_the_python_api_runs_a_sweep_and_returns_its_tables(tmp_path: Path) -> None:
+    import ragdive
+
+    config = {"base": base_experiment(tmp_path), "axes": {"target.top_k": [2, 1]}, "repeats": 2}
+    result = ragdive.sweep(config, output=tmp_path / "api")
+    assert result.status == "finished" and result.sweep_dir == tmp_path / "api"
+    assert sorted(result.runs) == ["c00-r0", "c00-r1", "c01-r0", "c01-r1"]
+    assert set(result.runs.values()) == {"finished"}
+    assert result.tables["baseline"] == "target.top_k=2" and "table5" not in result.tables
+    again = ragdive.sweep(config, output=tmp_path / "api", resume=True)  # finished: nothing redone
+    assert again.tables["table2"] == result.tables["table2"]
