@@ -261,3 +261,45 @@ def test_the_python_api_runs_a_sweep_and_returns_its_tables(tmp_path: Path) -> N
     assert result.tables["baseline"] == "target.top_k=2" and "table5" not in result.tables
     again = ragdive.sweep(config, output=tmp_path / "api", resume=True)  # finished: nothing redone
     assert again.tables["table2"] == result.tables["table2"]
+
+
+def test_cells_share_the_persisted_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four runs of two history cells (same corpus and chunking) build the reference RAG's index once and load it
+    after; a second cell with another chunk size builds its own."""
+    import ragdive
+    from ragdive.targets.reference.retrievers.bm25 import BM25Retriever
+
+    built: list[int] = []
+    real_build = BM25Retriever.build.__func__  # type: ignore[attr-defined]
+
+    def counting_build(cls: type[BM25Retriever], texts: list[str]) -> BM25Retriever:
+        built.append(len(texts))
+        return real_build(cls, texts)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(BM25Retriever, "build", classmethod(counting_build))
+    config = {"base": base_experiment(tmp_path), "axes": {"target.history": ["full", "none"]}, "repeats": 2}
+    assert ragdive.sweep(config, output=tmp_path / "one").status == "finished"
+    assert len(built) == 1 and len(list((tmp_path / "index").iterdir())) == 1
+
+    other = {**config, "axes": {"target.chunk_size": [24, 40]}, "repeats": 1}
+    assert ragdive.sweep(other, output=tmp_path / "two").status == "finished"
+    assert len(built) == 2  # 24 was on disk already; 40 is a new index
+
+
+def test_runs_of_a_sweep_share_the_cache_and_each_endpoints_limiter_but_not_their_ledgers(tmp_path: Path) -> None:
+    from ragdive.config import ExperimentConfig, ModelSpec
+    from ragdive.models import ModelContext
+    from ragdive.models.cache import CompletionCache
+
+    shared = ModelContext(cache=CompletionCache(tmp_path / "cache"))
+    one, two = (shared.for_run(ExperimentConfig(repeat=r)) for r in (0, 1))
+    spec = ModelSpec(model="openai/m", base_url="http://127.0.0.1:9/v1")
+    assert one.limiter_for(spec) is two.limiter_for(spec) is shared.limiter_for(spec)
+    assert one.limiter_for(ModelSpec(model="openai/m", base_url="http://127.0.0.1:8/v1")) is not shared.limiter_for(
+        spec
+    )
+    assert one.cache is two.cache is shared.cache and (one.repeat_index, two.repeat_index) == (0, 1)
+    assert one.ledger is not two.ledger  # each run's manifest records its own spend
+    one.close()
+    assert len(shared.cache) == 0  # closing a run's context left the shared cache open
+    shared.close()
