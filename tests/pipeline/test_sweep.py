@@ -10,6 +10,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -303,3 +304,28 @@ def test_runs_of_a_sweep_share_the_cache_and_each_endpoints_limiter_but_not_thei
     one.close()
     assert len(shared.cache) == 0  # closing a run's context left the shared cache open
     shared.close()
+
+
+def test_sigterm_marks_the_sweep_and_its_running_run_interrupted(tmp_path: Path) -> None:
+    path, out = write_sweep(tmp_path, repeats=1, static=False), tmp_path / "out"
+    env = {**os.environ, "SWEEPTEST_SLOW": "0.05", "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragdive", "sweep", str(path), "-o", str(out), "--no-cache"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    first = out / "runs" / "c00-r0" / "evaluations.jsonl"
+    for _ in range(600):  # until the first run is scoring (at most a minute)
+        if first.is_file() and first.read_text().count("\n") >= 2:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "--resume" in err
+    assert SweepStore.open(out).read().status == "interrupted"
+    statuses = {p.name: RunStore.open(p).read_manifest().status for p in (out / "runs").iterdir()}
+    assert "interrupted" in statuses.values() and "running" not in statuses.values(), statuses
