@@ -215,7 +215,7 @@ async def asweep(
     file = Path(config) if isinstance(config, str | Path) else None
     sweep = load_config(file, SweepConfig) if file else validate_config(dict(config), SweepConfig, source="sweep")  # type: ignore[arg-type]
     plan = plan_sweep(sweep, file)
-    dataset = static_dataset_path(sweep, file)
+    dataset = static_dataset_path(plan, file)
     directory = (
         Path(output)
         if output is not None

@@ -329,3 +329,21 @@ def test_sigterm_marks_the_sweep_and_its_running_run_interrupted(tmp_path: Path)
     assert SweepStore.open(out).read().status == "interrupted"
     statuses = {p.name: RunStore.open(p).read_manifest().status for p in (out / "runs").iterdir()}
     assert "interrupted" in statuses.values() and "running" not in statuses.values(), statuses
+
+
+def test_a_static_arm_with_a_multi_turn_metric_or_a_cell_without_judge_fails_before_any_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_sweep(tmp_path, repeats=1)
+    data = yaml.safe_load(path.read_text())
+    data["static"]["metrics"] = ["correctness", "forgetfulness"]
+    path.write_text(yaml.safe_dump(data))
+    assert main(["sweep", str(path), "-o", str(tmp_path / "out")]) == 2
+    assert "forgetfulness" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # nothing ran, no sweep directory to --resume
+
+    del data["static"]
+    data["base"]["models"].pop("judge")
+    path.write_text(yaml.safe_dump(data))
+    assert main(["sweep", str(path), "-o", str(tmp_path / "other")]) == 2
+    assert "need a judge" in capsys.readouterr().err and not (tmp_path / "other").exists()

@@ -58,7 +58,7 @@ def sweep_cmd(
     rule = ArrowRule.parse(arrow)
     sweep = load_config(config, SweepConfig)
     plan = plan_sweep(sweep, config)
-    dataset = static_dataset_path(sweep, config)
+    dataset = static_dataset_path(plan, config)
     if dry_run:
         print_plan(plan, plan_estimate(plan, dataset))
         return

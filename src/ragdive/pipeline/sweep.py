@@ -23,11 +23,12 @@ from ..analysis.sweep_tables import CellRuns, build_tables, tables_csv
 from ..config.sweep import SweepConfig
 from ..errors import ConfigError, RagdiveError
 from ..evaluation.metrics import all_metrics
+from ..evaluation.static import load_static_dataset
 from ..models import ModelContext
 from ..records.sweep import SweepCellEntry, SweepRunEntry
 from ..store import SweepStore
 from .experiment import prepare_experiment, run_experiment
-from .static import run_static
+from .static import run_static, static_metrics
 from .sweep_plan import PlannedRun, SweepPlan
 
 T = TypeVar("T")
@@ -54,8 +55,11 @@ class LocalExecutor:
             async with gate:
                 return await job()
 
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(gated(job)) for job in jobs]
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(gated(job)) for job in jobs]
+        except BaseExceptionGroup as failed:  # the first error as itself: the CLI shows a ConfigError as one line
+            raise failed.exceptions[0] from None
         return [t.result() for t in tasks]
 
 
@@ -180,8 +184,10 @@ async def run_sweep(
     written beside sweep.json. Cancellation marks the sweep ``interrupted`` and re-raises."""
     hooks = hooks or SweepHooks()
     executor = executor or LocalExecutor(plan.sweep.concurrency)
-    if plan.sweep.static and static_dataset is None:
-        raise ConfigError("the sweep has a static arm but no dataset path was resolved")
+    if plan.sweep.static is not None:
+        if static_dataset is None:
+            raise ConfigError("the sweep has a static arm but no dataset path was resolved")
+        check_static_arm(plan, static_dataset)
     outcome = SweepOutcome(store, plan, "running")
     store.set_status("running")
     shared = ModelContext.from_config(plan.baseline.config, no_cache=no_cache, cache_dir=cache_dir)
@@ -235,7 +241,19 @@ def sweep_tables(plan: SweepPlan, store: SweepStore, *, arrow: ArrowRule | None 
     return build_tables(name, list(cells.values()), plan.baseline.id, directions=directions, rule=arrow)
 
 
-def static_dataset_path(sweep: SweepConfig, sweep_file: Path | None) -> Path | None:
+def check_static_arm(plan: SweepPlan, dataset: Path) -> None:
+    """The static arm's dataset readable and its metrics single-turn for every cell: found before any run, not in
+    every static run after the dynamic ones have spent their calls."""
+    arm = plan.sweep.static
+    assert arm is not None
+    load_static_dataset(dataset, limit=arm.limit)
+    for cell in plan.cells:
+        static_metrics(cell.config, ",".join(arm.metrics) if arm.metrics else None)
+
+
+def static_dataset_path(plan: SweepPlan, sweep_file: Path | None) -> Path | None:
+    """The static arm's dataset (relative to the sweep file), checked with its metrics (check_static_arm)."""
+    sweep = plan.sweep
     if sweep.static is None:
         return None
     path = Path(sweep.static.dataset)
@@ -243,4 +261,5 @@ def static_dataset_path(sweep: SweepConfig, sweep_file: Path | None) -> Path | N
         path = sweep_file.parent / path
     if not path.is_file():
         raise ConfigError(f"static.dataset: {path} does not exist")
+    check_static_arm(plan, path)
     return path

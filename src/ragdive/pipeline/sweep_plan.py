@@ -153,6 +153,17 @@ def _cell(
         config = validate_config(data, ExperimentConfig, source="sweep cell")
     except ConfigError as exc:
         raise ConfigError(f"cell {cell_id(axes)} does not fit the experiment config:\n{exc}") from exc
+    missing = [
+        what
+        for what, absent in (
+            ("a corpus (corpus.path)", config.corpus is None),
+            ("a target (the target section)", config.target is None),
+            ("a judge (models.judge or models.default)", config.models.for_role("judge") is None),
+        )
+        if absent
+    ]
+    if missing:  # found now, not once per run after the first runs have spent their calls
+        raise ConfigError(f"cell {cell_id(axes)}: a sweep's runs need {', '.join(missing)}")
     return Cell(index, cell_id(axes), axes, config)
 
 
