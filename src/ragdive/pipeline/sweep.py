@@ -133,6 +133,7 @@ async def _run_one(
     existing = store.existing_run(planned.run_id)
     if existing is not None and existing.read_manifest().status == "finished":
         return "finished", None
+    store.record_run(planned.run_id, "running")  # sweep.json shows what is under way, not only what ended
     if hooks.on_start:
         hooks.on_start(planned, "resumed" if existing else "new")
     config = planned.config()
