@@ -52,6 +52,9 @@ class SweepConfig(Section):
     @classmethod
     def _values(cls, axes: dict[str, list[Any]]) -> dict[str, list[Any]]:
         for path, values in axes.items():
+            if path in ("repeat", "output_dir"):
+                why = "use repeats: N" if path == "repeat" else "runs go to the sweep directory's runs/"
+                raise ValueError(f"axis {path}: the sweep sets it for every run ({why})")
             if not values:
                 raise ValueError(f"axis {path}: give at least one value")
             if len({repr(v) for v in values}) != len(values):
