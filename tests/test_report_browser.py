@@ -1,15 +1,18 @@
 """The HTML report in a real browser (headless system Chromium): no console errors, the numbers of
-`ragdive analyze --json`, hostile text shown as text with no dialog, a working persona filter, and a screenshot
-for a person to look at."""
+`ragdive analyze --json`, hostile text shown as text with no dialog, working filters (persona, question type,
+score range per metric, unscored), and a screenshot for a person to look at."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ragdive.cli.main import main
+from ragdive.store import RunStore
 from tests.browser import chromium, missing
 from tests.report_runs import HOSTILE, write_scripted_run
 
@@ -58,12 +61,77 @@ def test_report_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         assert page.locator("#shown-count").inner_text() == "3 of 6 shown"
         page.select_option("#filter-persona", "")
         page.check("#filter-unscored")  # conversations 0 and 3 have an unscored turn
-        ids = page.locator("#conversation-list details:visible").evaluate_all("els => els.map(e => e.dataset.id)")
-        assert ids == ["conv-0", "conv-3"]
+        assert shown_ids(page) == ["conv-0", "conv-3"]
         page.uncheck("#filter-unscored")
+        check_type_and_score_filters(page, store)
 
-        shot = tmp_path / "report.png"
+        shot = screenshot_dir(tmp_path) / "report.png"
         page.screenshot(path=str(shot), full_page=True)
-        print(f"screenshot: {shot}")
+        with capsys.disabled():  # shown even when pytest captures output: a person looks at it
+            print(f"\nreport screenshot: {shot}")
         page.wait_for_timeout(200)  # late errors (a chart's resize) still count
         assert problems == [] and dialogs == []
+
+
+def screenshot_dir(tmp_path: Path) -> Path:
+    """$RAGDIVE_SCREENSHOT_DIR when set (CI keeps it), else the test's own tmp dir; the path is printed."""
+    where = Path(os.environ.get("RAGDIVE_SCREENSHOT_DIR") or tmp_path)
+    where.mkdir(parents=True, exist_ok=True)
+    return where
+
+
+def shown_ids(page: Any) -> list[str]:
+    return page.locator("#conversation-list details:visible").evaluate_all("els => els.map(e => e.dataset.id)")
+
+
+def check_type_and_score_filters(page: Any, store: RunStore) -> None:
+    """Each filter against what the run's files say, one at a time and then together; each reset after."""
+    conversations = store.current_conversations()
+    scores = store.current_scores()
+    everyone = [c.id for c in conversations]
+
+    def having(test: Any) -> list[str]:
+        return [c.id for c in conversations if test(c)]
+
+    def valued(c: Any, metric: str | None, lo: float, hi: float) -> bool:
+        return any(
+            s.conversation_id == c.id
+            and (metric is None or s.metric == metric)
+            and s.value is not None
+            and lo <= s.value <= hi
+            for s in scores
+        )
+
+    page.select_option("#filter-type", "comparative")
+    comparative = having(lambda c: any(t.question_type == "comparative" for t in c.turns))
+    assert 0 < len(comparative) < len(everyone) and shown_ids(page) == comparative
+    page.select_option("#filter-type", "")
+
+    page.select_option("#filter-metric", "correctness")
+    page.fill("#filter-min", "0.9")
+    high = having(lambda c: valued(c, "correctness", 0.9, 1.0))
+    assert 0 < len(high) < len(everyone) and shown_ids(page) == high
+    page.fill("#filter-max", "0.9")  # both bounds count as inside
+    exactly = having(lambda c: valued(c, "correctness", 0.9, 0.9))
+    assert 0 < len(exactly) < len(high) and shown_ids(page) == exactly
+    page.fill("#filter-min", "")
+    page.fill("#filter-max", "")
+
+    page.select_option("#filter-metric", "forgetfulness")
+    page.fill("#filter-min", "1")
+    lapsed = having(lambda c: valued(c, "forgetfulness", 1.0, 1.0))
+    assert 0 < len(lapsed) < len(everyone) and shown_ids(page) == lapsed
+    page.fill("#filter-min", "")
+    page.check("#filter-unscored")  # no forgetfulness score is unscored; correctness ones are
+    assert shown_ids(page) == [] and page.locator("#shown-count").inner_text() == f"0 of {len(everyone)} shown"
+    page.uncheck("#filter-unscored")
+
+    # together: a persona and a range on any metric
+    page.select_option("#filter-metric", "")
+    page.select_option("#filter-persona", "curious")
+    page.fill("#filter-max", "0.7")
+    both = having(lambda c: c.persona == "curious" and valued(c, None, float("-inf"), 0.7))
+    assert 0 < len(both) and shown_ids(page) == both
+    page.select_option("#filter-persona", "")
+    page.fill("#filter-max", "")
+    assert shown_ids(page) == everyone
