@@ -72,3 +72,19 @@ def test_report_data_holds_the_run(tmp_path: Path) -> None:
     assert summary["correctness"]["unscored_reasons"] == {"judge failed": 1}
     assert ("seed", "7") in data["setup"] and ("corpus", "corpus/docs") in data["setup"]
     assert data["conversations"][0]["has_unscored"] and not data["conversations"][1]["has_unscored"]
+
+
+def test_the_vendored_plotly_js_is_the_official_bundle_for_this_plotly() -> None:
+    import hashlib
+
+    from plotly.offline import get_plotlyjs_version
+
+    from ragdive.report import html
+
+    js = html.PLOTLY_JS.read_bytes()
+    assert hashlib.sha256(js).hexdigest() == html.PLOTLY_JS_SHA256  # unchanged since vendored (vendor/README.md)
+    assert js.startswith(f"/**\n* plotly.js (cartesian - minified) v{html.PLOTLY_JS_VERSION}\n".encode())
+    assert (html.PLOTLY_JS.parent / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    # plotly.py writes the figure JSON for its own plotly.js: same major version (the schema can break between
+    # majors; vendor/README.md says how to update)
+    assert html.PLOTLY_JS_VERSION.split(".")[0] == get_plotlyjs_version().split(".")[0]
