@@ -27,10 +27,11 @@ DRAWN = """() => Object.fromEntries(Array.from(document.querySelectorAll("[data-
 
 
 def test_report_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    store = write_scripted_run(tmp_path / "runs", conversations=6, turns=3)
-    assert main(["analyze", str(store.path), "--json"]) == 0
+    # three seed documents, two conversations each: uniqueness has repeats to compare (by exact text, no embedder)
+    store = write_scripted_run(tmp_path / "runs", conversations=6, turns=3, documents=3)
+    assert main(["analyze", str(store.path), "--json", "--uniqueness", "exact"]) == 0
     analysis = json.loads(capsys.readouterr().out)["groups"]["all"]
-    assert main(["report", str(store.path)]) == 0
+    assert main(["report", str(store.path), "--uniqueness", "exact"]) == 0
     capsys.readouterr()
 
     with chromium() as browser:
@@ -43,12 +44,8 @@ def test_report_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         page.goto(store.report_path.as_uri(), wait_until="load")
         page.wait_for_selector("#conversation-list details")
 
-        # the numbers shown are the analysis library's (as `ragdive analyze --json` prints them)
-        flow = analysis["flow"]["per_turn"]
-        for turn, qtype in [("1", "initial"), ("2", "follow-up"), ("2", "clarification"), ("3", "comparative")]:
-            cell = page.locator(f'#flow-table td[data-turn="{turn}"][data-type="{qtype}"]').inner_text()
-            share, count = flow[turn]["shares"][qtype], flow[turn]["counts"][qtype]
-            assert cell == f"{share:.1%} ({count})"
+        # the numbers shown are the analysis library's (as `ragdive analyze --json` prints them), every one of them
+        check_analysis_numbers(page, analysis)
         curve = analysis["curves"]["correctness"]
         mean = sum(p["mean"] * p["n"] for p in curve) / sum(p["n"] for p in curve)
         assert page.locator('#summary tr[data-metric="correctness"] td.mean').inner_text() == f"{mean:.3f}"
@@ -80,6 +77,61 @@ def test_report_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
             print(f"\nreport screenshot: {shot}")
         page.wait_for_timeout(200)  # late errors (a chart's resize) still count
         assert problems == [] and dialogs == []
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def cells(page: Any, row: str) -> list[str]:
+    return page.locator(f"{row} td").evaluate_all("tds => tds.map(td => td.innerText.trim())")
+
+
+def check_analysis_numbers(page: Any, a: dict[str, Any]) -> None:
+    """Each flow, curve, uniqueness, rejection, acceptance and lapse number on the page is the JSON's."""
+    flow = a["flow"]
+    labelled = {**flow["per_turn"], "all": flow["overall"], "turns 2+": flow["after_first"]}
+    assert len(labelled) == 5
+    for label, shares in labelled.items():
+        for qtype, count in shares["counts"].items():
+            cell = page.locator(f'#flow-table td[data-turn="{label}"][data-type="{qtype}"]').inner_text()
+            assert cell == f"{pct(shares['shares'][qtype])} ({count})"
+
+    for metric, points in a["curves"].items():
+        for p in points:
+            ci = "-" if not p["ci"] else f"[{p['ci'][0]:.3f}, {p['ci'][1]:.3f}]"
+            expected = [metric, str(p["turn"]), shown(p["mean"]), ci, str(p["n"]), str(p["n_unscored"])]
+            assert cells(page, f'#curves tr[data-metric="{metric}"][data-turn="{p["turn"]}"]') == expected
+
+    u = a["uniqueness"]
+    assert u["seed_sets"] == 3 and u["method"] == "exact"
+    table = f'table[data-method="{u["method"]}"]'
+    for t in u["per_turn"].values():
+        expected = [str(t["turn"]), str(t["questions"]), str(t["unique"]), str(t["distinct"]), pct(t["share"])]
+        assert cells(page, f'{table} tr[data-turn="{t["turn"]}"]') == expected
+    all_row = [str(u["questions"]), str(u["unique"]), str(u["distinct"]), pct(u["average_share"])]
+    assert cells(page, f'{table} tr[data-turn="all"]') == ["all", *all_row]
+    assert [t["share"] for t in u["per_turn"].values()] == [0.0, 0.0, 1.0]  # the fixture's repeats, as written
+
+    r = a["rejections"]
+    assert page.locator("#rejections h2").inner_text() == f"Validator rejections ({r['total']})"
+    for category, n in r["by_category"].items():
+        assert cells(page, f'#rejection-categories tr[data-category="{category}"]') == [category, str(n)]
+    for label, x in [*r["acceptance_per_turn"].items(), ("all", r["acceptance"])]:
+        expected = [
+            label,
+            str(x["turns"]),
+            f"{pct(x['first_try_rate'])} ({x['first_try']})",
+            f"{pct(x['overruled_share'])} ({x['overruled']})",
+        ]
+        assert cells(page, f'#acceptance tr[data-turn="{label}"]') == expected
+
+    for metric, lapse in a["lapses"].items():
+        by_turn = " ".join(f"t{k}: {v}" for k, v in lapse["by_turn"].items()) or "-"
+        by_distance = " ".join(f"{k}: {v}" for k, v in lapse["by_distance"].items()) or "-"
+        counts = [str(lapse[k]) for k in ("scored", "unscored", "with_lapse", "lapses")]
+        expected = [metric, *counts, by_turn, by_distance, str(lapse["unplaced"])]
+        assert cells(page, f'#lapses-table tr[data-metric="{metric}"]') == expected
 
 
 def screenshot_dir(tmp_path: Path) -> Path:
