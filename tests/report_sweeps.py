@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ragdive.store import RunStore
 from tests.report_runs import write_scripted_run
 
 HOSTILE_AXIS = "<img src=x onerror=alert(3)>"
@@ -119,7 +120,8 @@ def tables(static: bool = True) -> dict[str, Any]:
 
 
 def write_sweep_dir(root: Path, static: bool = True) -> Path:
-    """root/sweep with sweep.json, tables.json and runs/; only REPORTED_RUN has a report.html."""
+    """root/sweep with sweep.json, tables.json and runs/: REPORTED_RUN finished with its report.html, r-c0-1
+    failed, r-c0-2 has an unreadable manifest, the other cells' runs have no directory."""
     from ragdive.report import write_report
 
     sweep = root / "sweep"
@@ -127,7 +129,8 @@ def write_sweep_dir(root: Path, static: bool = True) -> Path:
     (sweep / "sweep.json").write_text(json.dumps({"sweep": "history policies"}), encoding="utf-8")
     (sweep / "tables.json").write_text(json.dumps(tables(static), ensure_ascii=False), encoding="utf-8")
     write_report(write_scripted_run(sweep / "runs", conversations=2, turns=2))
-    for cell in CELLS:
-        for run in cell["runs"][1:] if cell["cell"] == "c0" else cell["runs"]:
-            (sweep / "runs" / run).mkdir()
+    RunStore.create(sweep / "runs", run_id="r-c0-1", status="failed")  # a run without a report
+    (sweep / "runs" / "r-c0-2" / "manifest.json").parent.mkdir()
+    (sweep / "runs" / "r-c0-2" / "manifest.json").write_text("{torn", encoding="utf-8")
+    # the other cells' runs were never started: no directory at all
     return sweep

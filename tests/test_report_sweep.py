@@ -28,6 +28,15 @@ def test_the_sweep_report_is_written_into_the_sweep(tmp_path: Path, capsys: pyte
     # only the run that has a report is a link, relative to the sweep directory (it can be moved as a whole)
     assert run_links(html) == {REPORTED_RUN: f"runs/{REPORTED_RUN}/report.html"}
     assert "r-c1-0</span> <small>(no report)</small>" in html
+    statuses = dict(re.findall(r'<span data-run="([^"]+)">.*?<small class="status">([^<]+)</small></span>', html))
+    assert statuses == {
+        REPORTED_RUN: "finished",
+        "r-c0-1": "failed",
+        "r-c0-2": "unreadable",
+        "r-c1-0": "not started",
+        "r-c2-0": "not started",
+        "r-c3-0": "not started",
+    }
     assert not re.search(r"<(script|link|img)[^>]*(src|href)=", html)  # nothing fetched
 
 

@@ -36,7 +36,9 @@ def _ordered(first: list[str], seen: list[str]) -> list[str]:
     return first + [x for x in dict.fromkeys(seen) if x not in first]
 
 
-def sweep_view(tables: SweepTables, run_hrefs: dict[str, str | None]) -> dict[str, Any]:
+def sweep_view(
+    tables: SweepTables, run_hrefs: dict[str, str | None], run_status: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Everything the sweep page shows, pivoted the way the paper's tables are laid out."""
     axes = {c.cell: c.axes for c in tables.cells}
     rows4 = tables.table4.rows
@@ -75,7 +77,7 @@ def sweep_view(tables: SweepTables, run_hrefs: dict[str, str | None]) -> dict[st
             {
                 **cell_view(c.cell),
                 "axes": [(k, _axis_value(v)) for k, v in c.axes.items()],
-                "runs": [{"id": r, "href": run_hrefs.get(r)} for r in c.runs],
+                "runs": [{"id": r, "href": run_hrefs.get(r), "status": (run_status or {}).get(r)} for r in c.runs],
             }
             for c in tables.cells
         ],
@@ -101,11 +103,13 @@ def write_sweep_report(sweep_dir: Path, path: Path | None = None) -> Path:
     inside = path is None or path.resolve() == files.report_path.resolve()
     where = files.report_path if inside else Path(path)  # type: ignore[arg-type]
     hrefs: dict[str, str | None] = {}
+    status: dict[str, str] = {}
     for cell in tables.cells:
         for run in cell.runs:
+            status[run] = files.run_status(run)
             report = files.run_report(run)
             hrefs[run] = None if report is None else quote(Path(os.path.relpath(report, where.parent)).as_posix())
-    html = render_sweep_report(sweep_view(tables, hrefs))
+    html = render_sweep_report(sweep_view(tables, hrefs, status))
     if inside:
         return files.write_report(html)  # inside the sweep: the store writes sweep files
     write_text_atomic(where, html)  # anywhere else the user asked for

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .run import MANIFEST, REPORT, write_text_atomic
+from .liveness import shown_status
+from .run import MANIFEST, REPORT, RunStore, write_text_atomic
 
 SWEEP_INDEX = "sweep.json"
 TABLES = "tables.json"
@@ -67,6 +68,17 @@ class SweepFiles:
         """The run's report.html when it was written, else None."""
         report = self.run_path(run_id) / REPORT
         return report if report.is_file() else None
+
+    def run_status(self, run_id: str) -> str:
+        """What a person should know about the run: its shown status (``stale`` when its process is gone),
+        ``not started`` without a run directory, ``unreadable`` when its manifest is not one."""
+        path = self.run_path(run_id)
+        if not (path / MANIFEST).is_file():
+            return "not started"
+        try:
+            return shown_status(RunStore(path).read_manifest())
+        except StoreError:
+            return "unreadable"
 
     def write_report(self, html: str) -> Path:
         """The sweep's report.html, replaced atomically (a reader never sees half a report)."""
