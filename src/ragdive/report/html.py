@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from ..analysis.conversations import Embedder
+from ..analysis.conversations import DEFAULT_THRESHOLD, Embedder, PairJudge
 from ..store import RunStore
 from ..store.run import write_text_atomic
 from .charts import figures
@@ -78,9 +78,16 @@ def render_report(data: dict[str, Any]) -> str:
     )
 
 
-def write_report(store: RunStore, path: Path | None = None, embed: Embedder | None = None) -> Path:
+def write_report(
+    store: RunStore,
+    path: Path | None = None,
+    embed: Embedder | None = None,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    judge_pairs: PairJudge | None = None,
+) -> Path:
     """Write the run's report (default: report.html in the run directory) and return where it went."""
-    html = render_report(report_data(store, embed))
+    html = render_report(report_data(store, embed, threshold=threshold, judge_pairs=judge_pairs))
     if path is None or path.resolve() == store.report_path.resolve():
         return store.write_report(html)  # inside the run: the store writes run files
     write_text_atomic(path, html)  # anywhere else the user asked for
