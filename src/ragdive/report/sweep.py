@@ -1,11 +1,11 @@
-"""The sweep report: one self-contained HTML file with the paper's Tables 2, 4 and 5 from a sweep directory's
-tables.json, and each cell's runs linked to their own report.html where one was written.
+"""The sweep report: one self-contained HTML file with the paper's Tables 2 to 5 for a sweep directory, and each
+cell's runs with their status, linked to their own report.html where one was written.
 
 Tables 2, 4 and 5 are a view of numbers the sweep command computed: nothing is recomputed here, so the page
 and tables.json always agree (Table 3, uniqueness across a cell's repeats, is not in tables.json: see
-sweep_uniqueness.py). The layout follows the paper's: Table 4 puts the baseline's band as two rows (min, max) above the
-cells, one column per metric, `*` after a mean outside the band; Table 5 gives each metric a dynamic and a static
-column, with the arrow of a large change.
+sweep_uniqueness.py). The layout follows the paper's: Table 4 puts the baseline's band as two rows (min, max)
+above the cells, one column per metric, `*` after a mean outside the band; Table 5 gives each metric a dynamic
+and a static column, each value with the arrow of a large change from the baseline cell.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from ..analysis.conversations import DEFAULT_THRESHOLD, Embedder
+from ..store import RunStore
 from ..store.run import write_text_atomic
 from ..store.sweep_report import SweepFiles
 from .html import TEMPLATES, environment
@@ -115,16 +116,17 @@ def write_sweep_report(
     a run's own report at the end of `ragdive run`)."""
     files = SweepFiles.open(sweep_dir)
     tables = parse_tables(files.read_tables(), str(files.tables_path))
-    inside = path is None or path.resolve() == files.report_path.resolve()
-    where = files.report_path if inside else Path(path)  # type: ignore[arg-type]
+    where = files.report_path if path is None else Path(path)
+    inside = where.resolve() == files.report_path.resolve()
     hrefs: dict[str, str | None] = {}
     status: dict[str, str] = {}
+    stores: dict[str, RunStore | None] = {}
     for cell in tables.cells:
         for run in cell.runs:
-            status[run] = files.run_status(run)
+            stores[run], status[run] = files.run_state(run)
             report = files.run_report(run)
             hrefs[run] = None if report is None else quote(Path(os.path.relpath(report, where.parent)).as_posix())
-    uniqueness = cell_uniqueness(files, tables, embed, threshold)
+    uniqueness = cell_uniqueness(stores, tables, embed, threshold)
     html = render_sweep_report(sweep_view(tables, hrefs, status, uniqueness))
     if inside:
         return files.write_report(html)  # inside the sweep: the store writes sweep files

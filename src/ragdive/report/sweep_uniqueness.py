@@ -13,22 +13,26 @@ from typing import Any
 
 from ..analysis.conversations import DEFAULT_THRESHOLD, Embedder, Uniqueness, question_uniqueness, to_data
 from ..records import Conversation
-from ..store.sweep_report import SweepFiles
+from ..store import RunStore
 from .sweep_tables import SweepTables
 
 
 def cell_uniqueness(
-    files: SweepFiles, tables: SweepTables, embed: Embedder | None, threshold: float = DEFAULT_THRESHOLD
+    stores: dict[str, RunStore | None],
+    tables: SweepTables,
+    embed: Embedder | None,
+    threshold: float = DEFAULT_THRESHOLD,
 ) -> list[dict[str, Any]]:
-    """One entry per cell whose runs can be compared: {cell, runs (read), uniqueness (as analyze --json)}."""
+    """One entry per cell whose runs can be compared: {cell, runs (read), uniqueness (as analyze --json)}.
+    ``stores`` has each run's store, None for one not started or unreadable (its status says which)."""
     out = []
     for cell in tables.cells:
         conversations: list[Conversation] = []
         read = 0
         for run in cell.runs:
-            store = files.readable_run(run)
+            store = stores.get(run)
             if store is None:
-                continue  # not started, or unreadable: its status in the cells table says which
+                continue
             conversations += store.current_conversations()
             read += 1
         if read < 2:

@@ -69,28 +69,18 @@ class SweepFiles:
         report = self.run_path(run_id) / REPORT
         return report if report.is_file() else None
 
-    def readable_run(self, run_id: str) -> RunStore | None:
-        """The run's store when it has a readable manifest, else None."""
+    def run_state(self, run_id: str) -> tuple[RunStore | None, str]:
+        """The run's store (None when there is nothing readable) and what a person should know about it: its
+        shown status (``stale`` when its process is gone), ``not started`` without a run directory,
+        ``unreadable`` when its manifest is not one."""
         path = self.run_path(run_id)
         if not (path / MANIFEST).is_file():
-            return None
+            return None, "not started"
         store = RunStore(path)
         try:
-            store.read_manifest()
+            return store, shown_status(store.read_manifest())
         except StoreError:
-            return None
-        return store
-
-    def run_status(self, run_id: str) -> str:
-        """What a person should know about the run: its shown status (``stale`` when its process is gone),
-        ``not started`` without a run directory, ``unreadable`` when its manifest is not one."""
-        path = self.run_path(run_id)
-        if not (path / MANIFEST).is_file():
-            return "not started"
-        try:
-            return shown_status(RunStore(path).read_manifest())
-        except StoreError:
-            return "unreadable"
+            return None, "unreadable"
 
     def write_report(self, html: str) -> Path:
         """The sweep's report.html, replaced atomically (a reader never sees half a report)."""
