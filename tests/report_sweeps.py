@@ -21,7 +21,7 @@ METRICS = [
 ]
 CELLS = [
     {"cell": "c0", "axes": {"target.history": "full", "target.top_k": 10}, "runs": [REPORTED_RUN, "r-c0-1", "r-c0-2"]},
-    {"cell": "c1", "axes": {"target.history": "none", "target.top_k": 10}, "runs": ["r-c1-0"]},
+    {"cell": "c1", "axes": {"target.history": "none", "target.top_k": 10}, "runs": ["r-c1-0"], "static_run": "s-c1"},
     {"cell": "c2", "axes": {"target.history": "first", "target.top_k": 10}, "runs": ["r-c2-0"]},
     {"cell": "c3", "axes": {"target.history": HOSTILE_AXIS, "target.top_k": 10}, "runs": ["r-c3-0"]},
 ]

@@ -36,7 +36,9 @@ def test_the_sweep_report_is_written_into_the_sweep(tmp_path: Path, capsys: pyte
         "r-c1-0": "not started",
         "r-c2-0": "not started",
         "r-c3-0": "not started",
+        "s-c1": "not started",  # a static arm's run is listed too
     }
+    assert 'static arm: <span data-run="s-c1">' in html
     assert not re.search(r"<(script|link|img)[^>]*(src|href)=", html)  # nothing fetched
 
 

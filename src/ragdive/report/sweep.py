@@ -59,6 +59,9 @@ def sweep_view(
     def cell_view(cell: str) -> dict[str, Any]:
         return {"cell": cell, "label": _label(axes.get(cell, {})), "baseline": cell == tables.baseline}
 
+    def run(run_id: str) -> dict[str, Any]:
+        return {"id": run_id, "href": run_hrefs.get(run_id), "status": (run_status or {}).get(run_id)}
+
     band_min: dict[str, float | None] = {}
     band_max: dict[str, float | None] = {}
     for r in rows4:  # one band per metric: the baseline's repeats
@@ -84,7 +87,8 @@ def sweep_view(
             {
                 **cell_view(c.cell),
                 "axes": [(k, _axis_value(v)) for k, v in c.axes.items()],
-                "runs": [{"id": r, "href": run_hrefs.get(r), "status": (run_status or {}).get(r)} for r in c.runs],
+                "runs": [run(r) for r in c.runs],
+                "static_run": None if c.static_run is None else run(c.static_run),
             }
             for c in tables.cells
         ],
@@ -122,7 +126,7 @@ def write_sweep_report(
     status: dict[str, str] = {}
     stores: dict[str, RunStore | None] = {}
     for cell in tables.cells:
-        for run in cell.runs:
+        for run in [*cell.runs, *([cell.static_run] if cell.static_run else [])]:
             stores[run], status[run] = files.run_state(run)
             report = files.run_report(run)
             hrefs[run] = None if report is None else quote(Path(os.path.relpath(report, where.parent)).as_posix())

@@ -29,19 +29,30 @@ class MetricInfo(_Record):
     direction: Literal["higher", "lower"] | None = None
 
 
+def _plain_run_id(run: str) -> str:
+    # a run id names a folder under runs/: never a path that leaves the sweep directory
+    if not run or "/" in run or "\\" in run or run in (".", ".."):
+        raise ValueError(f"{run!r} is not a run id")
+    return run
+
+
 class CellInfo(_Record):
     cell: str
     axes: dict[str, Any] = {}
     runs: list[str] = []
+    """The cell's dynamic runs, one per repeat."""
+    static_run: str | None = None
+    """The cell's static-arm run, when the sweep had one."""
 
     @field_validator("runs")
     @classmethod
     def _plain_run_ids(cls, runs: list[str]) -> list[str]:
-        # a run id names a folder under runs/: never a path that leaves the sweep directory
-        for run in runs:
-            if not run or "/" in run or "\\" in run or run in (".", ".."):
-                raise ValueError(f"{run!r} is not a run id")
-        return runs
+        return [_plain_run_id(r) for r in runs]
+
+    @field_validator("static_run")
+    @classmethod
+    def _plain_static_run_id(cls, run: str | None) -> str | None:
+        return None if run is None else _plain_run_id(run)
 
 
 class Table2Row(_Record):
