@@ -138,6 +138,9 @@ def test_a_sweep_writes_its_runs_index_and_tables(tmp_path: Path, capsys: pytest
     assert [c.cell for c in index.cells] == [f"target.history={h}" for h in HISTORIES]
     assert all(r.status == "finished" for c in index.cells for r in c.runs)
     assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(r.run_id for c in index.cells for r in c.runs)
+    # the sweep ends with its report, which links every run's own report
+    assert (out / "report.html").is_file()
+    assert all((out / "runs" / r.run_id / "report.html").is_file() for c in index.cells for r in c.runs)
     for cell in index.cells:
         for entry in cell.runs:
             manifest = RunStore.open(out / "runs" / entry.run_id).read_manifest()

