@@ -38,6 +38,5 @@ def test_a_torn_batch_is_skipped_and_the_next_one_reads(tmp_path: Path) -> None:
 
 def test_item_ids_count_turns_from_one_and_name_the_run() -> None:
     assert item_id("run-1", "conv-2", 0) == "run-1/conv-2/t1"
-    assert (
-        item_id("run-1", "conv-2") == "run-1/conv-2" == rating(True, turn=None).item_id.replace("r/c1", "run-1/conv-2")
-    )
+    assert item_id("run-1", "conv-2") == "run-1/conv-2"  # a dialogue
+    assert rating(True, turn=None).item_id == "r/c1" and rating(True, turn=2).item_id == "r/c1/t3"
