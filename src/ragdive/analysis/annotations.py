@@ -1,0 +1,45 @@
+"""Everything `ragdive annotate summary` shows, from the run's records: human validation and judge calibration,
+and the one JSON document `--json` prints."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..records import Annotation, Conversation, Score
+from .calibration import Calibration, calibrate
+from .human import HumanValidation, human_validation
+
+
+@dataclass
+class AnnotationSummary:
+    validation: HumanValidation
+    calibration: list[Calibration]
+
+    def to_json(self) -> dict[str, Any]:
+        v = self.validation
+        return {
+            "raters": v.raters,
+            "items": v.items,
+            "table1": [
+                {
+                    "criterion": s.criterion,
+                    "level": s.level,
+                    "by_rater": {r: {"yes": x.yes, "rated": x.rated, "share": x.share} for r, x in s.by_rater.items()},
+                    "average": s.average,
+                }
+                for s in v.shares
+            ],
+            "agreement": [asdict(a) for a in v.agreement],
+            "disagreements": [asdict(d) for d in v.disagreements],
+            "calibration": [asdict(c) for c in self.calibration],
+        }
+
+
+def summarize_annotations(
+    annotations: list[Annotation], conversations: list[Conversation], scores: list[Score]
+) -> AnnotationSummary:
+    """Ratings of turns or conversations no longer in the run (a conversation redone since) are left out."""
+    present = {(c.id, None) for c in conversations} | {(c.id, t.index) for c in conversations for t in c.turns}
+    current = [a for a in annotations if (a.conversation_id, a.turn_index) in present]
+    return AnnotationSummary(human_validation(current, conversations), calibrate(current, scores))
