@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,17 @@ def test_summary_without_ratings_is_one_error(tmp_path: Path, capsys: pytest.Cap
     store = scripted_run(tmp_path)
     assert main(["annotate", "summary", str(store.path)]) == 2
     assert "no ratings yet" in capsys.readouterr().err
+
+
+def test_ratings_of_a_conversation_redone_since_are_stale(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = scripted_run(tmp_path, conversations=2, turns=2)
+    sheet = tmp_path / "sheet.xlsx"
+    assert main(["annotate", "export", str(store.path), "-o", str(sheet), "--sample", "4", "--raters", "1"]) == 0
+    fill_xlsx(sheet, lambda item, criterion: "yes" if criterion == "correct" else None)
+    assert main(["annotate", "import", str(store.path), str(sheet)]) == 0
+    redone = store.current_conversations()[0].model_copy(update={"finished": datetime.now(UTC)})
+    store.append_conversation(redone)  # a resumed run redid conv-0: its old ratings no longer describe it
+    capsys.readouterr()
+    assert main(["annotate", "summary", str(store.path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["table1"][0]["by_rater"]["rater1"]["rated"] == 2 and doc["items"] == 2

@@ -39,7 +39,14 @@ class AnnotationSummary:
 def summarize_annotations(
     annotations: list[Annotation], conversations: list[Conversation], scores: list[Score]
 ) -> AnnotationSummary:
-    """Ratings of turns or conversations no longer in the run (a conversation redone since) are left out."""
+    """Ratings of turns or conversations no longer in the run, or of a conversation line redone since (a resumed
+    run), are left out, as stale scores are."""
     present = {(c.id, None) for c in conversations} | {(c.id, t.index) for c in conversations for t in c.turns}
-    current = [a for a in annotations if (a.conversation_id, a.turn_index) in present]
+    finished = {c.id: c.finished for c in conversations}
+    current = [
+        a
+        for a in annotations
+        if (a.conversation_id, a.turn_index) in present
+        and a.conversation_finished in (None, finished[a.conversation_id])
+    ]
     return AnnotationSummary(human_validation(current, conversations), calibrate(current, scores))

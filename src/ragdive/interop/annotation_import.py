@@ -133,12 +133,14 @@ def read_annotations(paths: Iterable[Path], run_id: str, conversations: list[Con
         item_id(run_id, c.id, t.index): (c.id, t.index) for c in conversations for t in c.turns
     }
     dialogues: dict[str, tuple[str, int | None]] = {item_id(run_id, c.id): (c.id, None) for c in conversations}
+    finished = {c.id: c.finished for c in conversations}
     out: list[Annotation] = []
     seen: dict[tuple[str, str, str], str] = {}
     for path in paths:
         for table in read_tables(Path(path), problems):
             known = turns if table.level == "turn" else dialogues
             out += _read_table(table, known, run_id, problems, seen)
+    out = [a.model_copy(update={"conversation_finished": finished[a.conversation_id]}) for a in out]
     if problems.lines:
         shown = problems.lines[:MAX_REPORTED]
         more = len(problems.lines) - len(shown)

@@ -31,6 +31,9 @@ class Annotation(Record):
     """correct, answerable, plausible, diverse, coherent, or a judge-calibration label (answer_correct...)."""
     value: bool
     """The rater's yes (True) or no (False). A blank cell is not rated and has no record."""
+    conversation_finished: datetime | None = None
+    """When the conversation line that was rated was finished: a resumed run that redoes a failed conversation
+    makes its ratings stale, as it does its scores, and readers leave them out."""
     source: str = ""
     """File and sheet the rating was read from."""
     imported: datetime = Field(default_factory=utc_now)
