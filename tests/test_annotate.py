@@ -228,3 +228,31 @@ def test_ratings_of_a_conversation_redone_since_are_stale(tmp_path: Path, capsys
     assert main(["annotate", "summary", str(store.path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["table1"][0]["by_rater"]["rater1"]["rated"] == 2 and doc["items"] == 2
+
+
+def test_blank_sheets_import_nothing_and_say_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = scripted_run(tmp_path)
+    sheet = tmp_path / "sheet.xlsx"
+    assert main(["annotate", "export", str(store.path), "-o", str(sheet), "--sample", "3", "--raters", "1"]) == 0
+    capsys.readouterr()
+    assert main(["annotate", "import", str(store.path), str(sheet)]) == 0
+    assert "nothing to import" in capsys.readouterr().err and not (store.path / ANNOTATIONS).exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-o", "x.txt"], "must end in .xlsx or .csv"),
+        (["-o", "x.xlsx", "--by", "dialogue"], "--by must be turn or conversation"),
+        (["-o", "x.xlsx", "--sample", "0"], "--sample must be at least 1"),
+        (["-o", "x.xlsx", "--raters", "0"], "--raters must be at least 1"),
+        (["-o", "x.xlsx", "--corpus", "nowhere"], "corpus nowhere does not exist"),
+    ],
+)
+def test_bad_export_options_are_one_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    store = scripted_run(tmp_path)
+    assert main(["annotate", "export", str(store.path), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in " ".join(err.split()) and "Traceback" not in err

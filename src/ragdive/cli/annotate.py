@@ -85,6 +85,9 @@ def import_cmd(
     store = RunStore.open(run)
     run_id = store.read_manifest().run_id
     annotations = read_annotations(sheets, run_id, store.current_conversations())
+    if not annotations:
+        console.print("note: no ratings in these sheets (every rating cell is blank): nothing to import", markup=False)
+        return
     store.append_annotations(annotations)
     raters = sorted({a.rater for a in annotations})
     items = len({(a.conversation_id, a.turn_index) for a in annotations})
