@@ -77,6 +77,13 @@ async def test_prediction_powered_mean_recovers_the_true_mean_the_judge_misses(
     labelled_wrong = sum(1 for item, ok in truth.items() if not ok) / len(truth)
     assert cal["agreement"] < 1 and 1 - cal["agreement"] < labelled_wrong  # it errs on part of the wrong ones
 
+    fooled = {
+        (c.id, t.index) for c in store.current_conversations() for t in c.turns if (t.answer or "").startswith("surely")
+    }
+    wrong = {(d["conversation_id"], d["turn_index"]) for d in cal["disagreements"]}
+    assert wrong and wrong <= fooled and len(wrong) == round((1 - cal["agreement"]) * 150)
+
     assert main(["annotate", "summary", str(store.path)]) == 0
     text = capsys.readouterr().out
+    assert f"Judge against humans on correctness: {len(wrong)} of 150 labelled turns" in text
     assert "PPI mean" in text and f"{ppi['mean']:.3f}" in text

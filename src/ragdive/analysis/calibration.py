@@ -17,7 +17,7 @@ true. A human label is the share of the item's raters who said yes."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..records import CRITERIA, Annotation, Score
 from .human import ItemKey, cohen_kappa, human_share, ratings_by_item
@@ -55,6 +55,17 @@ class Calibration:
     """The humans' mean over the labelled items alone (classical CI)."""
     ppi: Estimate | None
     """The prediction-powered mean: the judge on every item, corrected by the labelled sample."""
+    disagreements: list[JudgeDisagreement] = field(default_factory=list)
+    """The labelled items where the judge and the raters' majority differ."""
+
+
+@dataclass(frozen=True)
+class JudgeDisagreement:
+    conversation_id: str
+    turn_index: int | None
+    judge: float
+    humans: float
+    """Share of the raters who said yes."""
 
 
 def mean_ci(values: list[float], z: float = Z95) -> Estimate | None:
@@ -98,7 +109,8 @@ def calibrate(annotations: list[Annotation], scores: list[Score]) -> list[Calibr
         judged: dict[ItemKey, float] = {
             (s.conversation_id, s.turn_index): s.value for s in scores if s.metric == c.metric and s.value is not None
         }
-        paired = [(judged[k], labels[k]) for k in sorted(labels, key=str) if k in judged]
+        keys = [k for k in sorted(labels, key=str) if k in judged]
+        paired = [(judged[k], labels[k]) for k in keys]
         unlabelled = [v for k, v in judged.items() if k not in labels]
         decided = [(j >= 0.5, h > 0.5) for j, h in paired if h != 0.5]
         found.append(
@@ -112,6 +124,11 @@ def calibrate(annotations: list[Annotation], scores: list[Score]) -> list[Calibr
                 judge=mean_ci(list(judged.values())),
                 humans=mean_ci([h for _, h in paired]),
                 ppi=ppi_mean(unlabelled, [j for j, _ in paired], [h for _, h in paired]),
+                disagreements=[
+                    JudgeDisagreement(k[0], k[1], judged[k], labels[k])
+                    for k in keys
+                    if labels[k] != 0.5 and (judged[k] >= 0.5) != (labels[k] > 0.5)
+                ],
             )
         )
     return found

@@ -155,6 +155,19 @@ def summary_cmd(
             "Humans against the pipeline: no turn the validator accepted was rejected by most raters", markup=False
         )
     for k in s.calibration:
+        if k.disagreements:
+            out.print(
+                f"Judge against humans on {k.metric}: {len(k.disagreements)} of {k.labelled} labelled turns",
+                markup=False,
+            )
+        for j in k.disagreements[:show]:
+            turn = "" if j.turn_index is None else f" turn {j.turn_index + 1}"
+            out.print(
+                f"  {j.conversation_id}{turn}: judge {j.judge:.2f}, {k.criterion} yes by {_pct(j.humans)} of raters",
+                markup=False,
+            )
+        if len(k.disagreements) > show:
+            out.print(f"  ... {len(k.disagreements) - show} more (--show, --json)", markup=False)
         if not k.judged:
             out.print(
                 f"{k.criterion}: labelled, but the run has no {k.metric} scores to calibrate (ragdive evaluate)",
