@@ -256,3 +256,16 @@ def test_bad_export_options_are_one_error(
     assert main(["annotate", "export", str(store.path), *args]) == 2
     err = capsys.readouterr().err
     assert message in " ".join(err.split()) and "Traceback" not in err
+
+
+def test_model_text_that_looks_like_a_formula_stays_text(tmp_path: Path) -> None:
+    store = scripted_run(tmp_path, conversations=1, turns=1)
+    conv = store.current_conversations()[0]
+    conv.turns[0] = conv.turns[0].model_copy(update={"answer": '=HYPERLINK("http://x.invalid","click")'})
+    store.append_conversation(conv)
+    sheet = tmp_path / "sheet.xlsx"
+    assert main(["annotate", "export", str(store.path), "-o", str(sheet), "--raters", "1"]) == 0
+    cells = openpyxl.load_workbook(sheet)["turns"]
+    header = [c.value for c in cells[1]]
+    answer = cells.cell(row=2, column=header.index("answer") + 1)
+    assert answer.data_type == "s" and answer.value.startswith("=HYPERLINK")

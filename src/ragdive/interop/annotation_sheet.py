@@ -125,6 +125,9 @@ def _write_xlsx(path: Path, turns: list[TurnItem], dialogues: list[DialogueItem]
         for item in items:
             row = asdict(item)
             sheet.append([row.get(name) for name in header])
+            for cell in sheet[sheet.max_row]:
+                if cell.data_type == "f":  # model text that starts with "=" is text, never a live formula
+                    cell.data_type = "s"
         sheet.freeze_panes = "B2"
         for cell in sheet[1]:
             cell.font = Font(bold=True)
