@@ -269,3 +269,15 @@ def test_model_text_that_looks_like_a_formula_stays_text(tmp_path: Path) -> None
     header = [c.value for c in cells[1]]
     answer = cells.cell(row=2, column=header.index("answer") + 1)
     assert answer.data_type == "s" and answer.value.startswith("=HYPERLINK")
+
+
+def test_a_sheet_without_a_rater_or_given_twice_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = scripted_run(tmp_path)
+    sheet = tmp_path / "sheet.xlsx"
+    assert main(["annotate", "export", str(store.path), "-o", str(sheet), "--sample", "3", "--raters", "1"]) == 0
+    fill_xlsx(sheet, lambda item, criterion: "yes", rater="")
+    capsys.readouterr()
+    assert main(["annotate", "import", str(store.path), str(sheet), str(sheet)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "2 problem(s)" in err and "sheet about: no rater named" in err and "given twice" in err
+    assert not (store.path / ANNOTATIONS).exists()

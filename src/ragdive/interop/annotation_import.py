@@ -136,7 +136,12 @@ def read_annotations(paths: Iterable[Path], run_id: str, conversations: list[Con
     finished = {c.id: c.finished for c in conversations}
     out: list[Annotation] = []
     seen: dict[tuple[str, str, str], str] = {}
+    given: set[Path] = set()
     for path in paths:
+        if Path(path).resolve() in given:
+            problems.add(str(path), "given twice")
+            continue
+        given.add(Path(path).resolve())
         for table in read_tables(Path(path), problems):
             known = turns if table.level == "turn" else dialogues
             out += _read_table(table, known, run_id, problems, seen)
