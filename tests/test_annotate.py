@@ -281,3 +281,16 @@ def test_a_sheet_without_a_rater_or_given_twice_is_refused(tmp_path: Path, capsy
     err = " ".join(capsys.readouterr().err.split())
     assert "2 problem(s)" in err and "sheet about: no rater named" in err and "given twice" in err
     assert not (store.path / ANNOTATIONS).exists()
+
+
+def test_a_corpus_without_the_runs_documents_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = scripted_run(tmp_path, conversations=2)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "elsewhere.md").write_text("# Elsewhere\n\nNothing of the run.\n", encoding="utf-8")
+    out = tmp_path / "sheet.csv"
+    args = ["annotate", "export", str(store.path), "-o", str(out), "--raters", "1", "--corpus", str(other)]
+    assert main(args) == 0
+    assert "2 of the run's seed documents are not in the corpus (e.g. doc-0)" in capsys.readouterr().err
+    with open(out, newline="", encoding="utf-8") as fh:
+        assert all("(document not available)" in r["document_excerpt"] for r in csv.DictReader(fh))

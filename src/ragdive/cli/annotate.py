@@ -68,6 +68,13 @@ def export_cmd(
     sheet_paths(output, names)  # a wrong suffix is an error before any work
     documents = _documents(store, corpus)
     conversations = store.current_conversations()
+    missing = {d for c in conversations for d in c.document_ids} - documents.keys()
+    if documents and missing:  # the wrong corpus, or an edited one: say so rather than leave excerpts bare
+        console.print(
+            f"note: {len(missing)} of the run's seed documents are not in the corpus (e.g. {sorted(missing)[0]}): "
+            "their excerpts show the evidence only",
+            markup=False,
+        )
     turns, dialogues = annotation_items(run_id, conversations, documents, size=sample, by=cast(SampleBy, by), seed=seed)
     about = {"run": run_id, "sample": len(turns), "by": by, "seed": seed}
     for path in write_sheets(output, names, turns, dialogues, about):
