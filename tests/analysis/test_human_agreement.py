@@ -52,3 +52,19 @@ def test_ppi_adds_the_mean_rectifier_and_both_variances() -> None:
     assert e.mean == pytest.approx(0.25)
     assert e.high - e.mean == pytest.approx(1.959963984540054 * math.sqrt(var_f / 4 + var_r / 4))
     assert ppi_mean([], [], []) is None
+
+
+def test_the_judge_side_of_ppi_is_the_frame_the_sample_was_drawn_from() -> None:
+    from ragdive.analysis import calibrate
+    from ragdive.records import Score
+
+    labels = [
+        Annotation(run_id="r", conversation_id="c0", turn_index=i, rater="a", criterion="answer_correct", value=v)
+        for i, v in enumerate([True, False])
+    ]
+    scores = [Score(conversation_id="c0", turn_index=i, metric="correctness", value=1.0) for i in range(4)]
+    (everything,) = calibrate(labels, scores)
+    (framed,) = calibrate(labels, scores, frame={("c0", 0), ("c0", 1), ("c0", 2)})  # turn 3 was overruled
+    assert everything.judged == 4 and framed.judged == 3
+    assert framed.ppi is not None and framed.ppi.mean == pytest.approx(1.0 - 0.5)
+    assert [(d.turn_index, d.judge, d.humans) for d in framed.disagreements] == [(1, 1.0, 0.0)]

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..records import Annotation, Conversation, Score
 from .calibration import Calibration, calibrate
-from .human import HumanValidation, human_validation
+from .human import HumanValidation, ItemKey, human_validation
 
 
 @dataclass
@@ -49,4 +49,5 @@ def summarize_annotations(
         if (a.conversation_id, a.turn_index) in present
         and a.conversation_finished in (None, finished[a.conversation_id])
     ]
-    return AnnotationSummary(human_validation(current, conversations), calibrate(current, scores))
+    accepted: set[ItemKey] = {(c.id, t.index) for c in conversations for t in c.turns if not t.validator_overruled}
+    return AnnotationSummary(human_validation(current, conversations), calibrate(current, scores, accepted))

@@ -45,7 +45,7 @@ class Calibration:
     labelled: int
     """Items with both a human label and a judge score."""
     judged: int
-    """Items the judge scored (over the whole run)."""
+    """Items the judge scored, of those the sample was drawn from (the run's accepted turns)."""
     agreement: float | None
     """Share of labelled items where the judge (score >= 0.5) and the raters' majority agree; ties left out."""
     kappa: float | None
@@ -97,8 +97,12 @@ def ppi_mean(unlabelled: list[float], judge: list[float], human: list[float], z:
     return Estimate(mean, mean - z * se, mean + z * se, len(pool) + len(rectifier))
 
 
-def calibrate(annotations: list[Annotation], scores: list[Score]) -> list[Calibration]:
-    """Every judge metric some rater labelled (the optional answer_* criteria)."""
+def calibrate(
+    annotations: list[Annotation], scores: list[Score], frame: set[ItemKey] | None = None
+) -> list[Calibration]:
+    """Every judge metric some rater labelled (the optional answer_* criteria). ``frame`` is the set of items the
+    labelled sample was drawn from (the accepted turns): the judge's items are taken from it alone, so the labelled
+    items are a sample of the population the estimate is about."""
     found = []
     for c in CRITERIA:
         if c.metric is None:
@@ -107,7 +111,11 @@ def calibrate(annotations: list[Annotation], scores: list[Score]) -> list[Calibr
         if not labels:
             continue
         judged: dict[ItemKey, float] = {
-            (s.conversation_id, s.turn_index): s.value for s in scores if s.metric == c.metric and s.value is not None
+            (s.conversation_id, s.turn_index): s.value
+            for s in scores
+            if s.metric == c.metric
+            and s.value is not None
+            and (frame is None or (s.conversation_id, s.turn_index) in frame)
         }
         keys = [k for k in sorted(labels, key=str) if k in judged]
         paired = [(judged[k], labels[k]) for k in keys]
