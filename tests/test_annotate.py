@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -294,3 +295,13 @@ def test_a_corpus_without_the_runs_documents_is_named(tmp_path: Path, capsys: py
     assert "2 of the run's seed documents are not in the corpus (e.g. doc-0)" in capsys.readouterr().err
     with open(out, newline="", encoding="utf-8") as fh:
         assert all("(document not available)" in r["document_excerpt"] for r in csv.DictReader(fh))
+
+
+def test_without_openpyxl_a_workbook_is_one_error_naming_the_extra(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = scripted_run(tmp_path)
+    monkeypatch.setitem(sys.modules, "openpyxl", None)  # as if the annotate extra were not installed
+    assert main(["annotate", "export", str(store.path), "-o", str(tmp_path / "s.xlsx"), "--raters", "1"]) == 2
+    assert "pip install 'ragdive[annotate]'" in " ".join(capsys.readouterr().err.split())
+    assert main(["annotate", "export", str(store.path), "-o", str(tmp_path / "s.csv"), "--raters", "1"]) == 0

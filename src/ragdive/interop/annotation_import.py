@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..records import Annotation, Conversation, criteria, item_id
-from .annotation_sheet import ABOUT_SHEET, DIALOGUE_SHEET, RATER, TURN_SHEET, _openpyxl
+from .annotation_sheet import ABOUT_SHEET, DIALOGUE_SHEET, RATER, TURN_SHEET, require_openpyxl
 
 YES = {"yes", "y", "1", "true"}
 NO = {"no", "n", "0", "false"}
@@ -78,7 +78,7 @@ def _read_csv(path: Path, problems: Problems) -> list[Table]:
 
 
 def _read_xlsx(path: Path, problems: Problems) -> list[Table]:
-    openpyxl = _openpyxl()
+    openpyxl = require_openpyxl()
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # a damaged or foreign file: openpyxl raises many kinds

@@ -34,6 +34,7 @@ DIALOGUE_FIELDS = ["item_id", "conversation_id", "turns", "dialogue"]
 NOTE = "note"
 RATER = "rater"
 TURN_SHEET, DIALOGUE_SHEET, CRITERIA_SHEET, ABOUT_SHEET = "turns", "dialogues", "criteria", "about"
+_RATED = {c.name for c in CRITERIA}
 WIDE = {"document_excerpt": 60, "conversation_so_far": 50, "dialogue": 90, "retrieved_contexts": 50}
 
 
@@ -99,7 +100,7 @@ def _write_csv(path: Path, rater: str, turns: list[TurnItem], dialogues: list[Di
     return out
 
 
-def _openpyxl() -> Any:
+def require_openpyxl() -> Any:
     try:
         import openpyxl
     except ImportError as exc:
@@ -108,7 +109,7 @@ def _openpyxl() -> Any:
 
 
 def _write_xlsx(path: Path, turns: list[TurnItem], dialogues: list[DialogueItem], info: dict[str, Any]) -> None:
-    openpyxl = _openpyxl()
+    openpyxl = require_openpyxl()
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
     from openpyxl.worksheet.datavalidation import DataValidation
@@ -173,6 +174,3 @@ def _write_xlsx(path: Path, turns: list[TurnItem], dialogues: list[DialogueItem]
     about.append([])
     about.append(["", "Write your name in the rater cell if you like; it names your ratings in the run."])
     book.save(path)
-
-
-_RATED = {c.name for c in CRITERIA}
