@@ -11,6 +11,7 @@ from .._version import __version__
 from ..errors import RagdiveError
 from . import (
     analyze,
+    annotate,
     compare,
     config_cmd,
     demo,
@@ -38,6 +39,7 @@ app = typer.Typer(
 app.add_typer(runs.app, name="runs")
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(models_cmd.app, name="models")
+app.add_typer(annotate.app, name="annotate")
 app.command("run")(run.run_cmd)
 app.command("demo")(demo.demo_cmd)
 app.command("simulate")(simulate.simulate_cmd)

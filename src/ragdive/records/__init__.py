@@ -1,5 +1,6 @@
 """Typed records that flow between stages and into the run directory."""
 
+from .annotation import CRITERIA, Annotation, Criterion, criteria, item_id
 from .conversation import (
     Attempt,
     Context,
@@ -20,8 +21,11 @@ from .scoring import Score
 
 __all__ = [
     "SCHEMA_VERSION",
+    "CRITERIA",
+    "Annotation",
     "Attempt",
     "Context",
+    "Criterion",
     "Conversation",
     "Document",
     "FailedCheck",
@@ -38,5 +42,7 @@ __all__ = [
     "TurnDraft",
     "Usage",
     "Verdict",
+    "criteria",
+    "item_id",
     "rejection_id",
 ]

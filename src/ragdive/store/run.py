@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from .._version import __version__
 from ..config import format_validation_error
 from ..errors import StoreError
-from ..records import Conversation, Rejection, RunManifest, Score
+from ..records import Annotation, Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
@@ -27,6 +27,7 @@ MANIFEST = "manifest.json"
 CONVERSATIONS = "conversations.jsonl"
 REJECTIONS = "rejections.jsonl"
 EVALUATIONS = "evaluations.jsonl"
+ANNOTATIONS = "annotations.jsonl"
 REPORT = "report.html"
 
 RECORDER_FIELDS = frozenset({"status", "error", "process", "totals"})
@@ -67,6 +68,7 @@ class RunStore:
         self._conversations = JsonlAppender(self.path / CONVERSATIONS)
         self._rejections = JsonlAppender(self.path / REJECTIONS)
         self._evaluations = JsonlAppender(self.path / EVALUATIONS)
+        self._annotations = JsonlAppender(self.path / ANNOTATIONS)
 
     # -- creating and opening -------------------------------------------------------------------------------
     @classmethod
@@ -155,6 +157,10 @@ class RunStore:
         for score in scores:
             self._evaluations.append(score)
 
+    def append_annotations(self, annotations: Iterable[Annotation]) -> None:
+        """One import's ratings in a single write: an import lands whole or not at all."""
+        self._annotations.append_all(annotations)
+
     # -- reading -----------------------------------------------------------------------------------------------
     def conversations(self) -> ReadResult[Conversation]:
         return read_jsonl(self.path / CONVERSATIONS, Conversation)
@@ -164,6 +170,14 @@ class RunStore:
 
     def scores(self) -> ReadResult[Score]:
         return read_jsonl(self.path / EVALUATIONS, Score)
+
+    def annotations(self) -> ReadResult[Annotation]:
+        return read_jsonl(self.path / ANNOTATIONS, Annotation)
+
+    def current_annotations(self) -> list[Annotation]:
+        """One rating per (rater, item, criterion), the latest line: importing a sheet again replaces, never
+        doubles, its ratings."""
+        return latest(self.annotations().records, lambda a: a.key)
 
     def current_conversations(self) -> list[Conversation]:
         """One conversation per id, the latest line (a resumed run redoes a conversation that failed)."""
