@@ -1,8 +1,8 @@
 """ragdive: evaluate RAG systems through simulated multi-turn conversations.
 
-The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `compare` and their result
-types) lives in `ragdive.api` and is imported on first use, so `import ragdive` stays cheap (no models, numpy or
-rich until a run needs them).
+The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `replay`, `areplay`, `compare`
+and their result types) lives in `ragdive.api` and is imported on first use, so `import ragdive` stays cheap (no
+models, numpy or rich until a run needs them).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -24,10 +24,12 @@ if TYPE_CHECKING:
         MetricResult,
         RunResult,
         aevaluate,
+        areplay,
         arun,
         asimulate,
         compare,
         evaluate,
+        replay,
         run,
         simulate,
     )
@@ -38,10 +40,12 @@ _API = frozenset(
         "MetricResult",
         "RunResult",
         "aevaluate",
+        "areplay",
         "arun",
         "asimulate",
         "compare",
         "evaluate",
+        "replay",
         "run",
         "simulate",
     )
@@ -69,10 +73,12 @@ __all__ = [
     "TargetError",
     "__version__",
     "aevaluate",
+    "areplay",
     "arun",
     "asimulate",
     "compare",
     "evaluate",
+    "replay",
     "run",
     "simulate",
 ]

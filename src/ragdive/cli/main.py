@@ -17,6 +17,7 @@ from . import (
     evaluate,
     export,
     models_cmd,
+    replay,
     report,
     run,
     runs,
@@ -47,6 +48,7 @@ app.command("serve-rag")(serve_rag.serve_rag)
 app.command("analyze")(analyze.analyze_cmd)
 app.command("report")(report.report_cmd)
 app.command("export")(export.export_cmd)
+app.command("replay")(replay.replay_cmd)
 
 _state = {"debug": False}
 
