@@ -138,9 +138,10 @@ class ReferenceTargetConfig(Section):
     """Contexts per answer."""
     rrf_k: int = Field(default=60, ge=1)
     """Reciprocal-rank-fusion constant of the hybrid retriever."""
-    history: str = Field(default="full", pattern=r"^(none|first|full|last:[1-9][0-9]*)$")
+    history: str = Field(default="full", pattern=r"^(none|first|full|last:[1-9][0-9]*[ux]?)$")
     """History the reference RAG keeps, for the generator and for the retrieval query: none; first (the first user
-    message only); last:N (the last N utterances, messages and answers counted one by one); full."""
+    message only); last:Nu (the last N utterances, messages and answers counted one by one: the paper's "last 3"
+    is last:3u); last:Nx (the last N exchanges, a message and its answer each); last:N means last:Nu; full."""
     retrieval_history: bool = True
     """Retrieve with the kept history's user messages before the current one (a history-aware retriever, so a
     follow-up like "when was it built?" finds its subject); false: the current message alone."""
