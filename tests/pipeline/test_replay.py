@@ -106,6 +106,8 @@ def test_replay_sends_the_recorded_messages_and_scores_the_new_answers(
     assert row.paired_on == "turn" and row.paired.n_pairs == turns
     assert main(["compare", str(source.path), str(replay.path)]) == 0
     assert "shared turns" in capsys.readouterr().out
+    assert main(["runs", "show", str(replay.path)]) == 0
+    assert f"replay of  {origin.run_id} (frozen-user replay" in capsys.readouterr().out
 
 
 def test_a_target_failure_ends_the_replayed_conversation_early(tmp_path: Path, source: RunStore) -> None:
