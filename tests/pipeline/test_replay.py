@@ -4,6 +4,11 @@ source in compare, resumable, and honest about what it is (kind replay, a note).
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +181,39 @@ def test_an_experiment_file_gives_its_target_section(tmp_path: Path, source: Run
     result = ragdive.replay(source.path, experiment, metrics=["correctness"])
     assert result.status == "finished" and set(result.metrics) == {"correctness"}
     assert RunStore.open(result.run_dir).read_manifest().config["models"] == source.read_manifest().config["models"]
+
+
+def test_ctrl_c_while_scoring_marks_the_replay_interrupted_and_resume_finishes_it(
+    tmp_path: Path, source: RunStore
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    script = "import sys; from ragdive.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    command = [sys.executable, "-c", script, "replay", str(source.path), "--target", str(target_file(tmp_path))]
+    proc = subprocess.Popen(
+        command,
+        cwd=root,
+        env={**os.environ, "PIPETEST_SLOW_JUDGE": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        scored = [f for f in (tmp_path / "runs").glob("*/evaluations.jsonl") if source.path not in f.parents]
+        if scored and scored[0].read_text().count("\n") >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "continue with --resume" in stderr
+    replay = RunStore.open(Path(stdout.strip().splitlines()[-1]))
+    assert replay.read_manifest().status == "interrupted" and len(replay.conversations().records) == 2
+    written = len(replay.scores().records)
+    total = len(source.current_scores())
+    assert 2 <= written < total
+
+    assert main([*command[3:], "--resume", str(replay.path)]) == 0
+    keys = [(s.conversation_id, s.turn_index, s.metric) for s in replay.scores().records]
+    assert len(keys) == len(set(keys)) == total  # nothing scored twice, nothing missing
+    assert len(replay.conversations().records) == 2 and replay.read_manifest().status == "finished"
