@@ -7,17 +7,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import numpy as np
 import pytest
 
-from ragdive.config import ReferenceTargetConfig
+from ragdive.cli.serve_rag import build_app
+from ragdive.config import ReferenceTargetConfig, load_config
 from ragdive.config.models import ModelSpec
 from ragdive.corpus import load_documents
 from ragdive.models import Model, ScriptedModel
 from ragdive.targets.reference import ReferenceRAG
 from ragdive.targets.reference.rerank import checked_ranking
 
-from .conftest import HashEmbedder
+from .conftest import HashEmbedder, write_config
 
 QUESTION = "Which bees rule a colony and how many bees live in one?"
 
@@ -131,3 +133,13 @@ def test_checked_ranking_and_config() -> None:
     assert ReferenceTargetConfig(top_k=5, rerank_candidates=3).rerank == "none"  # no reranker: K is not used
     with pytest.raises(ValueError):
         ReferenceTargetConfig(rerank="cross-encoder")  # type: ignore[arg-type]
+
+
+async def test_serve_rag_returns_the_rerank_outcome(tmp_path: Path, corpus: Path) -> None:
+    """The echo double answers the rerank request with prose: the reply says the retrieval order was kept."""
+    config = write_config(tmp_path / "exp.yaml", corpus, tmp_path / "index", rerank="llm", rerank_candidates=3)
+    app, _ = build_app(load_config(config))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://rag") as client:
+        reply = (await client.post("/chat", json={"message": QUESTION, "history": []})).json()
+    assert len(reply["contexts"]) == 2 and reply["rerank"]["method"] == "llm"
+    assert "retrieval order kept" in reply["rerank"]["fallback"]
