@@ -101,6 +101,9 @@ def document_means(runs: list[RunScores], metric: str, *, by: str = "documents")
 
 
 def _turn_means(runs: list[RunScores], metric: str) -> dict[tuple[str, ...], float]:
+    """Per (conversation id, turn index): the same recorded question in a replay and in its source. Turns of one
+    conversation share a seed document and a user, so their differences are not fully independent: the p-value
+    of a per-turn pairing is somewhat optimistic next to a per-conversation one."""
     values: dict[tuple[str, ...], list[float]] = defaultdict(list)
     for r in runs:
         ids = {c.id for c in r.conversations}
