@@ -96,6 +96,8 @@ def test_replay_sends_the_recorded_messages_and_scores_the_new_answers(
     scores = replay.current_scores()
     turns = sum(len(c.turns) for c in after.values())
     assert {s.conversation_id for s in scores} == set(after) and manifest.totals.scores == len(scores)
+    (judge,) = [line for line in replay.read_manifest().totals.spend if line.role == "judge"]
+    assert judge.calls == len(scores)  # one call per score, counted once (not again by the replay's recorder)
     correct_then = {
         (s.conversation_id, s.turn_index): s.value for s in source.current_scores() if s.metric == "correctness"
     }
