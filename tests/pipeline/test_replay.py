@@ -77,6 +77,7 @@ def test_replay_sends_the_recorded_messages_and_scores_the_new_answers(
         manifest.note or ""
     )
     assert manifest.config["target"]["callable"] == "tests.pipeline.test_replay:other_answer"
+    assert manifest.config["simulation"]["concurrency"] == 1  # the source's pace; its other simulation settings are not
 
     before = {c.id: c for c in source.current_conversations()}
     after = {c.id: c for c in replay.current_conversations()}

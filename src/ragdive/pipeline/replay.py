@@ -18,7 +18,7 @@ from typing import Any
 
 from ..config import ExperimentConfig, load_yaml, validate_config
 from ..errors import BudgetExceeded, ConfigError, RagdiveError
-from ..evaluation import EvaluationResult, Evaluator
+from ..evaluation import EvaluationResult
 from ..models import ModelContext
 from ..models.selfcheck import check_local_models
 from ..records import Conversation, ModelSpend, Score
@@ -26,7 +26,7 @@ from ..redaction import redact
 from ..simulation.replay import REPLAY_NOTE, replay_conversations, replayable
 from ..store import RunRecorder, RunStore
 from ..targets import build_experiment_target
-from .building import _strip_masked, build_judge, hold_context, parse_metrics
+from .building import _strip_masked, build_evaluator, hold_context, parse_metrics
 from .experiment import evaluate_store
 from .static import _target_model, static_metrics
 
@@ -74,6 +74,10 @@ def replay_config(source_config: dict[str, Any], target: dict[str, Any]) -> Expe
     its key from the environment again); a section an older ragdive wrote that no longer validates is a
     ConfigError naming it, not a silent default."""
     data = {k: v for k, v in _strip_masked(source_config).items() if k in KEPT}
+    # the simulation's settings did their work; only its pace applies to sending the recorded turns
+    concurrency = (source_config.get("simulation") or {}).get("concurrency")
+    if concurrency is not None:
+        data["simulation"] = {"concurrency": concurrency}
     return validate_config({**data, "target": target}, ExperimentConfig, source="the source run's config")
 
 
@@ -123,9 +127,11 @@ async def run_replay(
     if resume is not None:
         _check_resumable(RunStore.open(resume), source_manifest.run_id, target)
     context = hold_context(resources, ModelContext.from_config(config))  # the target's generator and the judge
-    judge = build_judge(config, overrides, config.evaluation.concurrency, context=context) if evaluate else None
-    if judge is not None:
-        resources.push_async_callback(judge.aclose)
+    evaluator = None
+    if evaluate:  # built first: a missing judge is found before anything is sent (closed with ``resources``)
+        evaluator = build_evaluator(
+            config, overrides, names, config.evaluation.concurrency, resources=resources, context=context
+        )
     target_model = _target_model(config, overrides, context)
     if target_model is not None:
         resources.push_async_callback(target_model.aclose)
@@ -157,7 +163,7 @@ async def run_replay(
         return [line for line in context.ledger.spend() if line.role != "judge"]
 
     try:
-        await check_local_models([m for m in (target_model, judge.model if judge else None) if m is not None])
+        await check_local_models([target_model] if target_model is not None else [])  # the judge's: when scoring
         outcome.replayed, outcome.errors = await replay_conversations(
             system,
             conversations,
@@ -166,8 +172,7 @@ async def run_replay(
             on_conversation=hooks.on_conversation,
         )
         recorder.record(spend=target_spend())
-        if judge is not None:
-            evaluator = Evaluator(judge, names)
+        if evaluator is not None:
             outcome.metrics = evaluator.score_names
             outcome.evaluation = await evaluate_store(
                 evaluator, store, on_start=hooks.on_scoring, on_score=hooks.on_score
