@@ -71,6 +71,7 @@ def test_replay_sends_the_recorded_messages_and_scores_the_new_answers(
     out = capsys.readouterr().out
     replay = replay_run(tmp_path, source)
     assert out.strip().splitlines()[-1] == str(replay.path)  # the run directory, last on stdout
+    assert replay.report_path.is_file()
     manifest, origin = replay.read_manifest(), source.read_manifest()
     assert manifest.kind == "replay" and manifest.source_run == origin.run_id and manifest.status == "finished"
     assert manifest.schema_version == SCHEMA_VERSION and "reaction to the source target's answers" in (

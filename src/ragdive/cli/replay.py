@@ -16,6 +16,7 @@ from ..analysis import RunScores
 from ..pipeline import ReplayHooks, ReplayOutcome, run_replay
 from ..records import Conversation
 from ..store import RunStore
+from ._experiment import _write_report
 from .display import EXIT_BUDGET, AskingProgress, ScoringProgress, console, out, print_summary, progress_display
 
 
@@ -81,6 +82,7 @@ def replay_cmd(
         console.print(outcome.error, markup=False)
     if outcome.evaluation is not None:
         print_summary(RunScores.from_store(outcome.store), outcome.metrics)
+        _write_report(outcome.store)  # as every scored run ends
         out.print(f"compare: ragdive compare {outcome.source.path} {outcome.store.path}", markup=False, soft_wrap=True)
     print(outcome.store.path)
     sys.stdout.flush()
