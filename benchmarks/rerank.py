@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -40,13 +41,20 @@ def gold_rank(contexts: list[Context], title: str, answer: str) -> int | None:
     return None
 
 
+FALLBACKS: list[str] = []
+"""Why an LLM reranker's answer was not used, per query where it was not (the retrieval order was kept)."""
+
+
 async def measure(rag: ReferenceRAG, questions: list[dict[str, str]]) -> tuple[list[int | None], list[float]]:
     ranks, seconds = [], []
     for q in questions:
         began = time.perf_counter()
-        contexts, _ = await rag.contexts(q["question"])
+        contexts, info = await rag.contexts(q["question"])
         seconds.append(time.perf_counter() - began)
         ranks.append(gold_rank(contexts, q["title"], q["answer"]))
+        fallback = (info.get("rerank") or {}).get("fallback")
+        if fallback:
+            FALLBACKS.append(str(fallback))
     return ranks, seconds
 
 
@@ -58,6 +66,13 @@ def row(name: str, ranks: list[int | None], seconds: list[float]) -> str:
         f"{name:<28} hit@1 {at1:5.3f}   hit@3 {at3:5.3f}   "
         f"latency p50 {np.percentile(ms, 50):8.1f} ms  mean {ms.mean():8.1f} ms"
     )
+
+
+async def _closing(work: Any, model: Model) -> Any:
+    try:
+        return await work
+    finally:
+        await model.aclose()
 
 
 def main() -> int:
@@ -107,9 +122,12 @@ def main() -> int:
         first, again = np.mean(cold) / base, np.mean(warm) / base
         print(f"\nlatency ratio to no rerank (means, this run): embedder first pass {first:.0f}x, again {again:.1f}x")
         if args.llm:
-            llm = build("llm", get_model(args.llm, role="target"))
-            ranks, seconds = asyncio.run(measure(llm, questions))
+            model = get_model(args.llm, role="target")
+            ranks, seconds = asyncio.run(_closing(measure(build("llm", model), questions), model))
             print(row(f"bm25 + llm ({args.llm})", ranks, seconds))
+            print(f"  its answer unusable (retrieval order kept) for {len(FALLBACKS)} of {len(questions)} queries")
+            for reason in FALLBACKS[:3]:
+                print(f"    e.g. {reason}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0
