@@ -1,8 +1,8 @@
 """ragdive: evaluate RAG systems through simulated multi-turn conversations.
 
-The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `replay`, `areplay`, `compare`
-and their result types) lives in `ragdive.api` and is imported on first use, so `import ragdive` stays cheap (no
-models, numpy or rich until a run needs them).
+The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `sweep`, `asweep`, `replay`,
+`areplay`, `compare` and their result types) lives in `ragdive.api` and is imported on first use, so `import
+ragdive` stays cheap (no models, numpy or rich until a run needs them).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -23,15 +23,18 @@ if TYPE_CHECKING:
         Comparison,
         MetricResult,
         RunResult,
+        SweepResult,
         aevaluate,
         areplay,
         arun,
         asimulate,
+        asweep,
         compare,
         evaluate,
         replay,
         run,
         simulate,
+        sweep,
     )
 
 _API = frozenset(
@@ -39,15 +42,18 @@ _API = frozenset(
         "Comparison",
         "MetricResult",
         "RunResult",
+        "SweepResult",
         "aevaluate",
         "areplay",
         "arun",
         "asimulate",
+        "asweep",
         "compare",
         "evaluate",
         "replay",
         "run",
         "simulate",
+        "sweep",
     )
 )
 
@@ -70,15 +76,18 @@ __all__ = [
     "RagdiveError",
     "RunResult",
     "StoreError",
+    "SweepResult",
     "TargetError",
     "__version__",
     "aevaluate",
     "areplay",
     "arun",
     "asimulate",
+    "asweep",
     "compare",
     "evaluate",
     "replay",
     "run",
     "simulate",
+    "sweep",
 ]
