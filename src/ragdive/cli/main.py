@@ -18,6 +18,7 @@ from . import (
     evaluate,
     export,
     models_cmd,
+    replay,
     report,
     run,
     runs,
@@ -50,6 +51,7 @@ app.command("serve-rag")(serve_rag.serve_rag)
 app.command("analyze")(analyze.analyze_cmd)
 app.command("report")(report.report_cmd)
 app.command("export")(export.export_cmd)
+app.command("replay")(replay.replay_cmd)
 app.command("sweep")(sweep.sweep_cmd)
 
 _state = {"debug": False}

@@ -72,6 +72,8 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
         f"usage      {t.prompt_tokens} prompt + {t.completion_tokens} completion tokens, cost {cost}",
         f"scores     {t.scores} ({t.unscored} unscored)",
     ]
+    if m.source_run:  # a replay: what it replayed, and what that means for reading it
+        lines.insert(2, f"replay of  {m.source_run}" + (f" ({m.note})" if m.note else ""))
     faults: dict[str, int] = {}
     for spent in t.spend:
         for kind, count in spent.faults.items():

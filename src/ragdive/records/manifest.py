@@ -7,9 +7,11 @@ from pydantic import Field
 
 from ._base import Record, utc_now
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the run-directory format; bump it with a named migration (ragdive.store.migrations) when a reader
-would misread old runs. 2: rejection ids, rejections by category and spend per model."""
+would misread old runs. 2: rejection ids, rejections by category and spend per model. 3: runs of kind "replay"
+(source_run, note): a ragdive of version 2 would refuse their kind with a confusing error instead of the clear
+"upgrade ragdive" one."""
 
 
 class ModelSpend(Record):
@@ -82,8 +84,13 @@ class RunManifest(Record):
     """Unique, sortable id (also the directory name)."""
     name: str | None = None
     """Optional human name from the config."""
-    kind: Literal["dynamic", "static"] = "dynamic"
-    """dynamic: simulated conversations; static: one question per item from a dataset."""
+    kind: Literal["dynamic", "static", "replay"] = "dynamic"
+    """dynamic: simulated conversations; static: one question per item from a dataset; replay: the recorded user
+    messages of another run (``source_run``) sent to another target."""
+    source_run: str | None = None
+    """The run whose user messages a replay sent (its run id); None for other kinds."""
+    note: str | None = None
+    """What a reader must know to read the run right (a replay: its limit)."""
     created: datetime = Field(default_factory=utc_now)
     """Creation time (UTC)."""
     updated: datetime = Field(default_factory=utc_now)
