@@ -81,3 +81,15 @@ def test_probe_calls_each_model_and_the_target_once(tmp_path: Path, capsys: pyte
         assert "probe models.user (openai/stub-model): FAILED: openai/stub-model: 401 Unauthorized" in err
         assert f"is unreachable: cannot connect to 127.0.0.1:{port}" in err and "s3cret" not in err
         assert "2 failed probe(s)" in err
+
+
+def test_runs_list_without_a_folder_points_at_the_demos_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ragdive.store import RunStore
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["runs", "list"]) == 2  # no runs/ and no demo: the missing folder is the error it was
+    RunStore.create(tmp_path / "ragdive-demo", config={})
+    assert main(["runs", "list"]) == 0
+    assert "the demo's runs are in ragdive-demo: ragdive runs list ragdive-demo" in capsys.readouterr().out
