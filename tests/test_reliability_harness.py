@@ -4,6 +4,7 @@ at a 0.5 fault rate per family and under random kill -9s. Nothing lost, nothing 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ def test_faults_and_kills_lose_nothing_and_score_nothing_from_a_fault(tmp_path: 
     spec = importlib.util.spec_from_file_location("reliability_harness", HARNESS)
     assert spec is not None and spec.loader is not None
     harness = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = harness  # dataclasses look their module up there
     spec.loader.exec_module(harness)
     rows = harness.measure(conversations=3, turns=2, rates=[0.5], kills=3, seed=3, keep=tmp_path)
     assert [r.label for r in rows] == ["no faults", "transport 0.5", "content 0.5", "3x kill -9"]
