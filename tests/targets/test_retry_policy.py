@@ -103,3 +103,19 @@ async def test_openai_chat_target_rides_out_a_rate_limit(stub: StubServer) -> No
     finally:
         await target.aclose()
     assert reply.answer == "the answer" and stub.request_count == 3
+
+
+async def test_reachability_is_a_connection_and_a_proxy_is_left_to_httpx(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    from ragdive.targets.http_support import check_reachable
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(TargetError, match=f"unreachable: cannot connect to 127.0.0.1:{port}"):
+        await check_reachable(f"http://127.0.0.1:{port}/chat")
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    await check_reachable(f"http://10.255.255.1:{port}/chat")  # through a proxy: not checked directly

@@ -119,6 +119,8 @@ async def check_reachable(url: str, timeout_s: float = 5.0) -> None:
     parsed = httpx.URL(url)
     host = parsed.host
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    if _through_a_proxy(parsed.scheme, host):
+        return  # httpx will go through the proxy (HTTP_PROXY...): a direct connection says nothing about that
     try:
         _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
     except (OSError, TimeoutError) as exc:
@@ -131,6 +133,13 @@ async def check_reachable(url: str, timeout_s: float = 5.0) -> None:
         await writer.wait_closed()
     except OSError:
         pass
+
+
+def _through_a_proxy(scheme: str, host: str) -> bool:
+    from urllib.request import getproxies, proxy_bypass
+
+    proxies = getproxies()
+    return bool(proxies.get(scheme) or proxies.get("all")) and not proxy_bypass(host)
 
 
 def search(path: Any, data: Any, what: str, raw: Any) -> Any:
