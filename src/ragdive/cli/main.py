@@ -23,6 +23,7 @@ from . import (
     serve_rag,
     simulate,
     static,
+    sweep,
 )
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
 from .display import errors as err_console
@@ -47,6 +48,7 @@ app.command("serve-rag")(serve_rag.serve_rag)
 app.command("analyze")(analyze.analyze_cmd)
 app.command("report")(report.report_cmd)
 app.command("export")(export.export_cmd)
+app.command("sweep")(sweep.sweep_cmd)
 
 _state = {"debug": False}
 

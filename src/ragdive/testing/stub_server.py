@@ -50,9 +50,13 @@ class StubServer:
         model: str = "stub-model",
         host: str = "127.0.0.1",
         port: int = 0,
+        latency_s: float = 0.0,
     ) -> None:
-        """``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get 401."""
+        """``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get 401. ``latency_s``: every
+        normal answer waits this long first (awaited, so concurrent requests wait side by side, as on a server
+        with spare capacity): a fixed-latency model for benchmarks."""
         self.reply = reply
+        self.latency_s = latency_s
         self.api_key = api_key
         self.model = model
         self.host = host
@@ -201,6 +205,8 @@ class StubServer:
             return PlainTextResponse(fault.body, media_type="application/json")
         if fault.kind == "reset":
             return _ResetResponse()
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
         text, extra = self._answer(body)
         if fault.kind == "truncated":
             text = text[: max(1, len(text) // 2)]
