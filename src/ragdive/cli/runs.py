@@ -20,6 +20,10 @@ app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True
 @app.command("list")
 def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding run directories.")) -> None:
     """List runs: id, created, status, counts."""
+    demo = Path("ragdive-demo")  # `ragdive demo` writes there by default, not to runs/
+    if directory == Path("runs") and not directory.exists() and demo.is_dir():
+        out.print(f"no runs/ folder here; the demo's runs are in {demo}: ragdive runs list {demo}")
+        return
     stores = list_runs(directory)
     if not stores:
         out.print(f"no runs in {directory}")

@@ -45,9 +45,9 @@ class HttpTargetConfig(Section):
     timeout_s: float = Field(default=60.0, gt=0)
     """Timeout of one call."""
     max_retries: int = Field(default=2, ge=0)
-    """Retries on 5xx and connection errors."""
+    """Retries on 408/409/429, 5xx, timeouts, connection errors and non-JSON bodies (the model layer's policy)."""
     retry_backoff_s: float = Field(default=0.5, ge=0)
-    """First wait between retries; doubles each retry."""
+    """First wait between retries; doubles each retry, with jitter (capped at 60 s). Retry-After wins."""
 
 
 class OpenAIChatTargetConfig(Section):
@@ -71,9 +71,9 @@ class OpenAIChatTargetConfig(Section):
     timeout_s: float = Field(default=60.0, gt=0)
     """Timeout of one call."""
     max_retries: int = Field(default=2, ge=0)
-    """Retries on 5xx and connection errors."""
+    """Retries on 408/409/429, 5xx, timeouts, connection errors and non-JSON bodies (the model layer's policy)."""
     retry_backoff_s: float = Field(default=0.5, ge=0)
-    """First wait between retries; doubles each retry."""
+    """First wait between retries; doubles each retry, with jitter (capped at 60 s). Retry-After wins."""
 
 
 class PythonTargetConfig(Section):

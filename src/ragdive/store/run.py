@@ -19,6 +19,7 @@ from ..errors import StoreError
 from ..records import Annotation, Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
+from .caps import DEFAULT_MAX_TEXT_CHARS, capped
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
 from .latest import latest, latest_rejections, latest_scores
 from .migrations import migrate_manifest
@@ -65,6 +66,8 @@ class RunStore:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self._max_text_chars: int | None = None
+        self._cap_known = False  # read from the manifest on the first append
         self._conversations = JsonlAppender(self.path / CONVERSATIONS)
         self._rejections = JsonlAppender(self.path / REJECTIONS)
         self._evaluations = JsonlAppender(self.path / EVALUATIONS)
@@ -144,18 +147,31 @@ class RunStore:
         return manifest
 
     # -- appending ---------------------------------------------------------------------------------------------
+    @property
+    def max_text_chars(self) -> int | None:
+        """The run's cap on stored text (store.max_text_chars in its config; the default for runs without one),
+        read once, so every writer of this run (simulation, resume, evaluate) cuts at the same length."""
+        if not self._cap_known:
+            try:
+                section = self.read_manifest().config.get("store") or {}
+            except StoreError:  # a store used without a manifest (tests, tools): the default cap
+                section = {}
+            self._max_text_chars = section.get("max_text_chars", DEFAULT_MAX_TEXT_CHARS)
+            self._cap_known = True
+        return self._max_text_chars
+
     def append_conversation(self, conversation: Conversation) -> None:
-        self._conversations.append(conversation)
+        self._conversations.append(capped(conversation, self.max_text_chars))
 
     def append_rejection(self, rejection: Rejection) -> None:
-        self._rejections.append(rejection)
+        self._rejections.append(capped(rejection, self.max_text_chars))
 
     def append_score(self, score: Score) -> None:
-        self._evaluations.append(score)
+        self._evaluations.append(capped(score, self.max_text_chars))
 
     def append_scores(self, scores: Iterable[Score]) -> None:
         for score in scores:
-            self._evaluations.append(score)
+            self.append_score(score)
 
     def append_annotations(self, annotations: Iterable[Annotation]) -> None:
         """One import's ratings in a single write: an import lands whole or not at all."""

@@ -160,6 +160,7 @@ def build_reference(
     *,
     corpus: str | Path | None = None,
     corpus_format: str = "auto",
+    corpus_encoding: str = "utf-8",
     model: Model | None = None,
     embedder: Embedder | None = None,
 ) -> ReferenceTarget:
@@ -169,7 +170,7 @@ def build_reference(
         raise ConfigError("reference target: no corpus (set target.corpus or the experiment's corpus.path)")
     if model is None:
         raise ConfigError("reference target: no generator model (set models.target or models.default)")
-    documents = load_documents(path, format="auto" if config.corpus else corpus_format)
+    documents = load_documents(path, format="auto" if config.corpus else corpus_format, encoding=corpus_encoding)
     return ReferenceTarget(ReferenceRAG(config, documents, model, embedder=embedder))
 
 
