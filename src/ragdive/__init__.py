@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         asimulate,
         compare,
         evaluate,
+        import_run,
         run,
         simulate,
     )
@@ -42,6 +43,7 @@ _API = frozenset(
         "asimulate",
         "compare",
         "evaluate",
+        "import_run",
         "run",
         "simulate",
     )
@@ -73,6 +75,7 @@ __all__ = [
     "asimulate",
     "compare",
     "evaluate",
+    "import_run",
     "run",
     "simulate",
 ]

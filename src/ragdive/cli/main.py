@@ -16,6 +16,7 @@ from . import (
     demo,
     evaluate,
     export,
+    import_cmd,
     models_cmd,
     report,
     run,
@@ -47,6 +48,7 @@ app.command("serve-rag")(serve_rag.serve_rag)
 app.command("analyze")(analyze.analyze_cmd)
 app.command("report")(report.report_cmd)
 app.command("export")(export.export_cmd)
+app.command("import")(import_cmd.import_cmd)
 
 _state = {"debug": False}
 

@@ -121,7 +121,9 @@ class Evaluator:
             for s in existing
             if not (retry_judge_failures and judge_failed(s)) and score_key(s) not in redo
         }
-        multi_turn = manifest.kind != "static"
+        # an imported static set (provenance shape single-turn) is one question per conversation too
+        single_turn = manifest.provenance is not None and manifest.provenance.shape == "single-turn"
+        multi_turn = manifest.kind != "static" and not single_turn
         if not multi_turn and self.conversation_metrics:
             result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
         jobs, result.skipped = self.jobs(conversations, done, multi_turn=multi_turn)

@@ -1,6 +1,7 @@
 """Typed records that flow between stages and into the run directory."""
 
 from .conversation import (
+    SIMULATED_TYPES,
     Attempt,
     Context,
     Conversation,
@@ -15,11 +16,12 @@ from .conversation import (
     rejection_id,
 )
 from .corpus import Document, Persona
-from .manifest import SCHEMA_VERSION, ModelSpend, RunManifest, RunProcess, Totals
+from .manifest import SCHEMA_VERSION, ModelSpend, Provenance, RunManifest, RunProcess, SourceFile, Totals
 from .scoring import Score
 
 __all__ = [
     "SCHEMA_VERSION",
+    "SIMULATED_TYPES",
     "Attempt",
     "Context",
     "Conversation",
@@ -27,11 +29,13 @@ __all__ = [
     "FailedCheck",
     "ModelSpend",
     "Persona",
+    "Provenance",
     "QuestionType",
     "Rejection",
     "RunManifest",
     "RunProcess",
     "Score",
+    "SourceFile",
     "TargetReply",
     "Totals",
     "Turn",
