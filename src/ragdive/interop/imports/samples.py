@@ -142,7 +142,7 @@ def read_deepeval(paths: list[Path]) -> ImportedRun:
 
 
 def _deepeval_sample(case: dict[str, Any], where: str) -> Sample:
-    meta = case.get("additional_metadata")
+    meta = case.get("metadata") or case.get("additional_metadata")  # deepeval 4 / deepeval 1-3
     ours: dict[str, Any] = {}
     if isinstance(meta, dict) and isinstance(meta.get("ragdive"), dict):
         ours = meta["ragdive"]
