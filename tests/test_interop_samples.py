@@ -160,3 +160,18 @@ def test_an_imported_run_exports_to_parquet_that_pandas_reads(tmp_path: Path) ->
     assert turns["score_faithfulness"].isna().sum() == 1 and turns["unscored_faithfulness"].notna().sum() == 1
     conversations = pd.read_parquet(tmp_path / "out" / "conversations.parquet")
     assert list(conversations["score_forgetfulness"]) == [0.0, 1.0, 0.0]
+
+
+def test_ragas_and_deepeval_question_sets_feed_the_static_pipeline(tmp_path: Path) -> None:
+    from ragdive.evaluation.static import load_static_dataset
+
+    ragas = tmp_path / "testset.jsonl"
+    ragas.write_text(json.dumps({"user_input": "Who?", "reference": "Ann", "reference_contexts": ["x"]}) + "\n")
+    deepeval = tmp_path / "goldens.json"
+    deepeval.write_text(json.dumps({"goldens": [{"input": "When?", "expected_output": "1990", "id": "g1"}]}))
+    assert [(i.question, i.answer) for i in load_static_dataset(ragas)] == [("Who?", "Ann")]
+    assert [(i.question, i.answer, i.document_id) for i in load_static_dataset(deepeval)] == [("When?", "1990", "g1")]
+    multi = tmp_path / "multi.jsonl"
+    multi.write_text(json.dumps({"user_input": [{"content": "hi", "type": "human"}], "reference": "r"}) + "\n")
+    with pytest.raises(ConfigError, match="multi-turn"):
+        load_static_dataset(multi)
