@@ -154,3 +154,21 @@ def test_a_multi_turn_verdict_must_be_the_same_on_every_message(tmp_path: Path) 
     bad.write_text(json.dumps(data))
     with pytest.raises(ConfigError, match="differs between messages"):
         import_run("ragdive-reference", [files("baseline")[0], bad], tmp_path / "run")
+
+
+def test_tokens_stay_unknown_when_ragdive_spends_on_an_imported_run(imported: tuple[Path, Path]) -> None:
+    from ragdive.records import ModelSpend
+    from ragdive.store import RunRecorder
+
+    store = RunStore.open(imported[0])
+    spent = ModelSpend(role="judge", model="scripted/j", calls=2, prompt_tokens=40, completion_tokens=8, cost_usd=0.1)
+    totals = RunRecorder(store).record(spend=[spent]).totals
+    # what the source spent is unknown: a known addition does not make the total known
+    assert totals.prompt_tokens is None and totals.completion_tokens is None and totals.cost_usd is None
+    assert [(s.role, s.prompt_tokens) for s in totals.spend] == [("judge", 40)]  # ragdive's own spend is kept
+
+
+def test_the_report_of_an_imported_run_says_unknown(imported: tuple[Path, Path]) -> None:
+    assert main(["report", str(imported[0])]) == 0
+    html = (imported[0] / "report.html").read_text(encoding="utf-8")
+    assert "unknown / unknown" in html and "None" not in html.split("tokens (prompt / completion)")[1][:60]

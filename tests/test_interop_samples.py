@@ -62,6 +62,7 @@ def test_a_deepeval_export_imports_back_with_the_same_means(tmp_path: Path, file
         turns = back.current_conversations()[0].turns
         assert [t.question_type for t in turns] == ["initial", "unknown"]
     assert back.read_manifest().totals.prompt_tokens is None
+    assert {tuple(c.document_ids) for c in back.current_conversations()} == {("doc-1",)}  # compare can pair
 
 
 def test_ragas_single_turn_results_become_a_static_shaped_run(tmp_path: Path) -> None:

@@ -45,6 +45,7 @@ def deepeval_cases(
                         "rag_input": turn.rag_input,
                         "question_type": str(turn.question_type),
                         "persona": conversation.persona,
+                        "document_ids": conversation.document_ids,
                         **_scores(turn_scores),
                     }
                 },

@@ -66,6 +66,8 @@ class Sample:
     reference: str | None
     single_turn: bool
     persona: str | None = None
+    document_ids: list[str] = field(default_factory=list)
+    """Seed documents, when the source names them (a ragdive export does): compare pairs on them."""
     scores: dict[str, Any] = field(default_factory=dict)
     """metric → raw value (conversation-level for a multi-turn sample, the turn's for a single-turn one)."""
 
@@ -148,6 +150,8 @@ def _deepeval_sample(case: dict[str, Any], where: str) -> Sample:
         ours = meta["ragdive"]
     scores = dict(ours.get("scores") or {})
     persona = ours.get("persona") if isinstance(ours.get("persona"), str) else None
+    docs = ours.get("document_ids")
+    documents = [str(d) for d in docs] if isinstance(docs, list) else []
     if "turns" not in case:
         answer = case.get("actual_output")
         return Sample(
@@ -162,6 +166,7 @@ def _deepeval_sample(case: dict[str, Any], where: str) -> Sample:
             case.get("expected_output") if isinstance(case.get("expected_output"), str) else None,
             single_turn=True,
             persona=persona,
+            document_ids=documents,
             scores=scores,
         )
     turns = case["turns"]
@@ -183,7 +188,7 @@ def _deepeval_sample(case: dict[str, Any], where: str) -> Sample:
     if not exchanges:
         raise ConfigError(f"{where}: a conversational test case without a user turn")
     outcome = case.get("expected_outcome")
-    return Sample(where, exchanges, outcome if isinstance(outcome, str) else None, False, persona, scores)
+    return Sample(where, exchanges, outcome if isinstance(outcome, str) else None, False, persona, documents, scores)
 
 
 def _texts(raw: Any, where: str) -> list[str]:
@@ -252,7 +257,12 @@ def _conversation(n: int, sample: Sample, single: bool) -> Conversation:
             )
         )
     conversation = Conversation(
-        id=f"s{n:05d}", index=n, persona=sample.persona or "unknown", document_ids=[], seed=n, turns=turns
+        id=f"s{n:05d}",
+        index=n,
+        persona=sample.persona or "unknown",
+        document_ids=sample.document_ids,
+        seed=n,
+        turns=turns,
     )
     if not single and sample.reference is not None:
         # a multi-turn sample's one reference for the whole conversation: kept beside it (records keep extras)
