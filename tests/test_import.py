@@ -54,6 +54,7 @@ def imported(tmp_path: Path) -> tuple[Path, Path]:
     runs = tmp_path / "runs"
     for tag in ("baseline", "history_off"):
         assert main(["import", "ragdive-reference", *map(str, files(tag)), "-o", str(runs / tag)]) == 0
+    assert sorted(p.name for p in runs.iterdir()) == ["baseline", "history_off"]  # no staging folder left
     return runs / "baseline", runs / "history_off"
 
 
@@ -132,6 +133,11 @@ def test_a_row_that_does_not_match_its_turn_is_refused_and_nothing_is_written(tm
     err = capsys.readouterr().err
     assert "detailed_results[2]" in err and "Traceback" not in err
     assert not (tmp_path / "run").exists()
+    capsys.readouterr()
+    good = [str(conv), str(files("baseline")[1])]
+    assert main(["import", "ragdive-reference", *good, "-o", str(tmp_path / "run")]) == 0
+    assert main(["import", "ragdive-reference", *good, "-o", str(tmp_path / "run")]) == 2  # never overwritten
+    assert "already exists" in capsys.readouterr().err
 
 
 def test_values_that_are_not_scores_are_refused(tmp_path: Path) -> None:

@@ -23,7 +23,8 @@ def _scores(scores: list[Score]) -> dict[str, Any]:
 def deepeval_cases(
     run_id: str, conversation: Conversation, scores: list[Score]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The conversation's ``LLMTestCase`` fields (one per answered turn) and its ``ConversationalTestCase``."""
+    """The conversation's ``LLMTestCase`` fields (one per answered turn) and its ``ConversationalTestCase``.
+    ``scores``: this conversation's (others are ignored; the exporter hands each conversation its own)."""
     mine = [s for s in scores if s.conversation_id == conversation.id]
     singles = []
     for turn in conversation.turns:

@@ -172,8 +172,11 @@ def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Pa
         written.append(_write_jsonl(folder / "ragas_multi_turn.jsonl", multis))
     if "deepeval" in wanted:
         cases, dialogues = [], []
+        by_conversation: dict[str, list[Score]] = {}
+        for score in scores:  # grouped once: a pass over every score per conversation is quadratic
+            by_conversation.setdefault(score.conversation_id, []).append(score)
         for conversation in conversations:
-            turns, whole = deepeval_cases(run_id, conversation, scores)
+            turns, whole = deepeval_cases(run_id, conversation, by_conversation.get(conversation.id, []))
             cases += turns
             dialogues.append(whole)
         written.append(_write_json(folder / "deepeval_test_cases.json", cases))

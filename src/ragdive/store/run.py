@@ -152,8 +152,24 @@ class RunStore:
         self._evaluations.append(score)
 
     def append_scores(self, scores: Iterable[Score]) -> None:
-        for score in scores:
-            self._evaluations.append(score)
+        """Many scores, one write and one fsync (see JsonlAppender.append_many)."""
+        self._evaluations.append_many(scores)
+
+    def append_conversations(self, conversations: Iterable[Conversation]) -> None:
+        """Many conversations, one write and one fsync: a batch finished as a whole (an import)."""
+        self._conversations.append_many(conversations)
+
+    def publish(self, final: Path) -> RunStore:
+        """Move this run directory (made in a staging folder) to ``final`` in one rename, so that a reader never
+        sees it half-written; refused when ``final`` exists. Returns the store at its new place."""
+        final = Path(final)
+        if final.exists():
+            raise StoreError(f"run directory {final} already exists")
+        try:
+            os.rename(self.path, final)
+        except OSError as exc:
+            raise StoreError(f"cannot move the run to {final}: {exc.strerror}") from exc
+        return RunStore(final)
 
     # -- reading -----------------------------------------------------------------------------------------------
     def conversations(self) -> ReadResult[Conversation]:

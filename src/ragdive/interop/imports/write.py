@@ -1,15 +1,17 @@
 """``import_run``: read another tool's files with the format's importer, then write one run of kind ``imported``
-through the run store. Every file is read and checked before the run directory is created, so a bad file leaves
-nothing behind."""
+through the run store. Every file is read and checked before anything is written, and the run is written in a
+staging folder and renamed into place, so neither a bad file nor a kill leaves a half-imported run behind."""
 
 from __future__ import annotations
 
 import hashlib
+import secrets
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import ConfigError
+from ...errors import ConfigError, StoreError
 from ...records import Provenance, SourceFile, Totals
 from ...store import RunRecorder, RunStore
 from .base import ImportedRun
@@ -78,18 +80,26 @@ def import_run(
         notes=run.notes,
     )
     output = Path(output)
-    store = RunStore.create(
-        output.parent,
-        run_id=output.name,
-        name=name,
-        kind="imported",
-        target=f"imported from {chosen.name}",
-        provenance=provenance,
-        # the source recorded no tokens: unknown, never 0 (the recorder keeps None through later sessions)
-        totals=Totals(prompt_tokens=None, completion_tokens=None, cost_usd=None),
-    )
-    for conversation in run.conversations:
-        store.append_conversation(conversation)
-    store.append_scores(run.scores)
-    RunRecorder(store).finish("finished")
-    return store
+    if output.exists():
+        raise StoreError(f"run directory {output} already exists")
+    # written in a staging folder beside the target and moved into place in one rename: a kill mid-import
+    # leaves no half-imported run where readers look (only the hidden staging folder, which a rerun ignores)
+    staging = output.parent / f".{output.name}.importing-{secrets.token_hex(3)}"
+    try:
+        store = RunStore.create(
+            staging,
+            run_id=output.name,
+            name=name,
+            kind="imported",
+            target=f"imported from {chosen.name}",
+            provenance=provenance,
+            # the source recorded no tokens: unknown, never 0 (the recorder keeps None through later sessions)
+            totals=Totals(prompt_tokens=None, completion_tokens=None, cost_usd=None),
+        )
+        store.append_conversations(run.conversations)
+        store.append_scores(run.scores)
+        RunRecorder(store).finish("finished")
+        published = store.publish(output)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return published
