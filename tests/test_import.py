@@ -117,6 +117,7 @@ def test_unknowns_are_shown_as_unknown(imported: tuple[Path, Path], capsys) -> N
     assert "unknown prompt + unknown completion tokens, cost unknown" in shown
     assert re.search(r"source\s+conversation_data_baseline.json", shown) and "invented" in shown
     assert main(["evaluate", base, "--model", "judge=scripted/judge", "--by", "question_type"]) == 0
+    assert "made by another tool (imported)" in capsys.readouterr().out  # not "another version of the metric"
     assert main(["analyze", base]) == 0
     analysed = capsys.readouterr().out
     assert "unknown" in analysed

@@ -110,10 +110,19 @@ class Evaluator:
         changed = self.changed_scores(existing)
         for metric_name, count in sorted(Counter(s.metric for s in changed).items()):
             result.changed[metric_name] = count
+            # an imported run's scores carry their source as fingerprint ("import:<format>"): another tool's judge
+            imported = any(
+                s.metric == metric_name and (s.prompt_fingerprint or "").startswith("import:") for s in changed
+            )
+            made_by = (
+                "another tool (imported)"
+                if imported
+                else "another version of the metric (its rule or prompt changed since)"
+            )
             if not rescore_changed:
                 result.notes.append(
-                    f"{count} {metric_name} score(s) were made by another version of the metric (its rule or prompt "
-                    "changed since); they are kept as they are: --rescore-changed scores them again"
+                    f"{count} {metric_name} score(s) were made by {made_by}; they are kept as they are: "
+                    "--rescore-changed scores them again"
                 )
         redo = {score_key(s) for s in changed} if rescore_changed else set()
         done = {
