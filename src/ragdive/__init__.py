@@ -1,8 +1,8 @@
 """ragdive: evaluate RAG systems through simulated multi-turn conversations.
 
-The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `compare` and their result
-types) lives in `ragdive.api` and is imported on first use, so `import ragdive` stays cheap (no models, numpy or
-rich until a run needs them).
+The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `sweep`, `asweep`, `compare`
+and their result types) lives in `ragdive.api` and is imported on first use, so `import ragdive` stays cheap
+(no models, numpy or rich until a run needs them).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -23,14 +23,17 @@ if TYPE_CHECKING:
         Comparison,
         MetricResult,
         RunResult,
+        SweepResult,
         aevaluate,
         arun,
         asimulate,
+        asweep,
         compare,
         evaluate,
         import_run,
         run,
         simulate,
+        sweep,
     )
 
 _API = frozenset(
@@ -38,14 +41,17 @@ _API = frozenset(
         "Comparison",
         "MetricResult",
         "RunResult",
+        "SweepResult",
         "aevaluate",
         "arun",
         "asimulate",
+        "asweep",
         "compare",
         "evaluate",
         "import_run",
         "run",
         "simulate",
+        "sweep",
     )
 )
 
@@ -68,14 +74,17 @@ __all__ = [
     "RagdiveError",
     "RunResult",
     "StoreError",
+    "SweepResult",
     "TargetError",
     "__version__",
     "aevaluate",
     "arun",
     "asimulate",
+    "asweep",
     "compare",
     "evaluate",
     "import_run",
     "run",
     "simulate",
+    "sweep",
 ]

@@ -1,5 +1,5 @@
-"""The Python API, as first-class as the command line: `run`, `simulate`, `evaluate` (and their `a...` coroutine
-forms), `compare` and `import_run`, returning typed results instead of printing.
+"""The Python API, as first-class as the command line: `run`, `simulate`, `evaluate`, `sweep` (and their `a...`
+coroutine forms), `compare` and `import_run`, returning typed results instead of printing.
 
 Each call opens one AsyncExitStack, as a command does, so every model, target and cache it built is closed once,
 however it ends. The sync forms are this API's edge, as `asyncio.run` in `ragdive.cli` is the command line's:
@@ -181,6 +181,54 @@ async def aevaluate(
             rescore_changed=rescore_changed,
         )
     return _result(outcome.store, outcome.metrics)
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    sweep_dir: Path
+    status: str
+    """finished, or failed / budget_exceeded when a run did not finish (the others are kept)."""
+    runs: dict[str, str]
+    """Run id -> status; the run directories are ``sweep_dir / "runs" / run_id``."""
+    tables: dict[str, Any]
+    """Tables 2, 4 (and 5) as in the sweep's tables.json."""
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+async def asweep(
+    config: str | Path | Mapping[str, Any],
+    *,
+    output: str | Path | None = None,
+    resume: bool = False,
+    arrow: str = "absolute:0.05",
+    no_cache: bool = False,
+    cache_dir: str | Path | None = None,
+) -> SweepResult:
+    """Run a sweep (`ragdive sweep`): a path to its YAML or the sweep config as a mapping (a relative ``base``
+    is then read from the current directory). ``resume=True`` continues the sweep in ``output``."""
+    from .analysis.arrows import ArrowRule
+    from .config.sweep import SweepConfig
+    from .pipeline.sweep import open_sweep, run_sweep, static_dataset_path
+    from .pipeline.sweep_plan import plan_sweep
+
+    rule = ArrowRule.parse(arrow)
+    file = Path(config) if isinstance(config, str | Path) else None
+    sweep = load_config(file, SweepConfig) if file else validate_config(dict(config), SweepConfig, source="sweep")  # type: ignore[arg-type]
+    plan = plan_sweep(sweep, file)
+    dataset = static_dataset_path(plan, file)
+    directory = (
+        Path(output)
+        if output is not None
+        else Path(sweep.output_dir) / (sweep.name or (file.stem if file else "sweep"))
+    )
+    store = open_sweep(plan, directory, resume=resume)
+    outcome = await run_sweep(plan, store, static_dataset=dataset, no_cache=no_cache, cache_dir=cache_dir, arrow=rule)
+    return SweepResult(store.path, outcome.status, dict(outcome.statuses), outcome.tables or {}, dict(outcome.errors))
+
+
+def sweep(config: str | Path | Mapping[str, Any], **options: Any) -> SweepResult:
+    """`asweep`, waited for; works inside a running event loop (Jupyter) too."""
+    return run_sync(lambda: asweep(config, **options))
 
 
 def run(config: ConfigLike, **options: Any) -> RunResult:

@@ -24,6 +24,7 @@ from . import (
     serve_rag,
     simulate,
     static,
+    sweep,
 )
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
 from .display import errors as err_console
@@ -49,6 +50,7 @@ app.command("analyze")(analyze.analyze_cmd)
 app.command("report")(report.report_cmd)
 app.command("export")(export.export_cmd)
 app.command("import")(import_cmd.import_cmd)
+app.command("sweep")(sweep.sweep_cmd)
 
 _state = {"debug": False}
 

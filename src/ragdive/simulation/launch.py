@@ -51,6 +51,7 @@ async def prepare_run(
     no_cache: bool = False,
     cache_dir: str | Path | None = None,
     context: ModelContext | None = None,
+    run_id: str | None = None,
 ) -> PreparedRun:
     """Check everything that can be checked before any model is called, then create (or reopen) the run.
 
@@ -101,6 +102,7 @@ async def prepare_run(
     if store is None:  # created only now, so a config mistake leaves no empty run behind
         store = RunStore.create(
             Path(output or config.output_dir),
+            run_id=run_id,
             config=config.model_dump(mode="json"),
             name=config.name,
             kind="dynamic",

@@ -17,6 +17,7 @@ from .run import (
     new_run_id,
     write_json_atomic,
 )
+from .sweep_index import SWEEP_INDEX, TABLES, SweepStore
 
 __all__ = [
     "CONVERSATIONS",
@@ -24,11 +25,14 @@ __all__ = [
     "MANIFEST",
     "REJECTIONS",
     "REPORT",
+    "SWEEP_INDEX",
+    "TABLES",
     "FileCounts",
     "JsonlAppender",
     "ReadResult",
     "RunRecorder",
     "RunStore",
+    "SweepStore",
     "ScoreKey",
     "latest",
     "latest_rejections",

@@ -44,9 +44,13 @@ class StubServer:
         model: str = "stub-model",
         host: str = "127.0.0.1",
         port: int = 0,
+        latency_s: float = 0.0,
     ) -> None:
-        """``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get 401."""
+        """``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get 401. ``latency_s``: every
+        normal answer waits this long first (awaited, so concurrent requests wait side by side, as on a server
+        with spare capacity): a fixed-latency model for benchmarks."""
         self.reply = reply
+        self.latency_s = latency_s
         self.api_key = api_key
         self.model = model
         self.host = host
@@ -170,6 +174,8 @@ class StubServer:
             return _error(504, "hung request finally answered")
         if fault.kind == "garbage":
             return PlainTextResponse(fault.body, media_type="application/json")
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
         text = fault.body if fault.body else self._answer(body)
         return JSONResponse(_completion(body, text, self.model))
 
