@@ -40,10 +40,9 @@ class JsonlAppender:
                 fh.flush()
                 os.fsync(fh.fileno())
 
-    def append_many(self, records: Iterable[BaseModel | dict[str, Any]]) -> None:
-        """Many records in one write and one fsync: for a batch that is finished as a whole (an import), where an
-        fsync per line would cost more than the rest of the work. A kill leaves whole lines and at most one torn
-        last line, as with ``append``."""
+    def append_all(self, records: Iterable[BaseModel | dict[str, Any]]) -> None:
+        """Append every record in one write and one fsync: a batch that must land whole (an annotation import)
+        is either on disk or, cut by a kill, a torn last line the reader skips; never a readable half."""
         data = "".join(to_json_line(r) for r in records).encode("utf-8")
         if not data:
             return

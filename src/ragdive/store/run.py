@@ -152,12 +152,12 @@ class RunStore:
         self._evaluations.append(score)
 
     def append_scores(self, scores: Iterable[Score]) -> None:
-        """Many scores, one write and one fsync (see JsonlAppender.append_many)."""
-        self._evaluations.append_many(scores)
+        """Many scores, one write and one fsync (see JsonlAppender.append_all)."""
+        self._evaluations.append_all(scores)
 
     def append_conversations(self, conversations: Iterable[Conversation]) -> None:
         """Many conversations, one write and one fsync: a batch finished as a whole (an import)."""
-        self._conversations.append_many(conversations)
+        self._conversations.append_all(conversations)
 
     def publish(self, final: Path) -> RunStore:
         """Move this run directory (made in a staging folder) to ``final`` in one rename, so that a reader never
