@@ -26,7 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"store", "analysis"},
     "interop": {"store"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
-    "api": {"pipeline", "simulation", "evaluation", "store", "analysis"},
+    "api": {"pipeline", "simulation", "evaluation", "store", "analysis", "interop"},
     "cli": {
         "pipeline",
         "simulation",

@@ -1,5 +1,5 @@
 """The Python API, as first-class as the command line: `run`, `simulate`, `evaluate`, `sweep`, `replay` (and their
-`a...` coroutine forms) and `compare`, returning typed results instead of printing.
+`a...` coroutine forms), `compare` and `import_run`, returning typed results instead of printing.
 
 Each call opens one AsyncExitStack, as a command does, so every model, target and cache it built is closed once,
 however it ends. The sync forms are this API's edge, as `asyncio.run` in `ragdive.cli` is the command line's:
@@ -297,6 +297,17 @@ def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | N
         Comparison(_name(base), _name(c), compare_configurations(base, c, wanted, lower_is_better=LOWER_IS_BETTER))
         for c in groups[1:]
     ]
+
+
+def import_run(
+    source_format: str, files: Sequence[str | Path], output: str | Path, *, name: str | None = None
+) -> RunResult:
+    """Import another tool's files (``ragdive-reference``, ``ragas`` or ``deepeval``) as the run directory
+    ``output`` (kind ``imported``; `ragdive import` does the same). Its scores are summarised as any run's."""
+    from .interop.imports import import_run as write_imported
+
+    store = write_imported(source_format, [Path(f) for f in files], Path(output), name=name)
+    return _result(store, None)
 
 
 def _name(runs: list[Any]) -> str:

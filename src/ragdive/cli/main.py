@@ -17,6 +17,7 @@ from . import (
     demo,
     evaluate,
     export,
+    import_cmd,
     models_cmd,
     replay,
     report,
@@ -52,6 +53,7 @@ app.command("analyze")(analyze.analyze_cmd)
 app.command("report")(report.report_cmd)
 app.command("export")(export.export_cmd)
 app.command("replay")(replay.replay_cmd)
+app.command("import")(import_cmd.import_cmd)
 app.command("sweep")(sweep.sweep_cmd)
 
 _state = {"debug": False}

@@ -71,9 +71,9 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
         f"created    {m.created:%Y-%m-%d %H:%M:%S} UTC    updated {m.updated:%Y-%m-%d %H:%M:%S} UTC",
         f"target     {m.target or '-'}",
         "models     " + (", ".join(f"{role}={name}" for role, name in m.models.items()) or "-"),
-        f"seed       {m.seed}",
-        f"totals     {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, {t.errors} errors",
-        f"usage      {t.prompt_tokens} prompt + {t.completion_tokens} completion tokens, cost {cost}",
+        f"seed       {'-' if m.seed is None else m.seed}",
+        f"totals     {t.conversations} conversations, {t.turns} turns, {_rejections(m)} rejections, {t.errors} errors",
+        f"usage      {_tokens(t.prompt_tokens)} prompt + {_tokens(t.completion_tokens)} completion tokens, cost {cost}",
         f"scores     {t.scores} ({t.unscored} unscored)",
     ]
     if m.source_run:  # a replay: what it replayed, and what that means for reading it
@@ -88,6 +88,8 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
         lines.append(f"faults     {shown} ({retries} retried)")
     if m.process is not None:
         lines.append(f"process    {_describe_process(m)}")
+    if m.provenance is not None:
+        lines += _describe_provenance(m)
     if m.error:
         lines.append(f"error      {m.error}")
     for line in lines:
@@ -95,6 +97,28 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
     for name, result in (("conversations.jsonl", store.conversations()),):
         for problem in result.problems:
             out.print(f"warning    {name}: {problem}", markup=False)
+
+
+def _rejections(m: RunManifest) -> str:
+    """An imported run's source kept no validator rejections: none on disk is unknown, not 0."""
+    if m.kind == "imported" and m.totals.rejections == 0:
+        return "unknown"
+    return str(m.totals.rejections)
+
+
+def _tokens(count: int | None) -> str:
+    return "unknown" if count is None else str(count)
+
+
+def _describe_provenance(m: RunManifest) -> list[str]:
+    """Where an imported run came from, and what the importer had to make up."""
+    assert m.provenance is not None
+    p = m.provenance
+    lines = [f"imported   from {p.source_format} (importer v{p.importer_version}), {p.shape}"]
+    lines += [f"source     {f.name}  sha256 {f.sha256[:16]}…  ({f.role})" for f in p.files]
+    lines += [f"invented   {what}" for what in p.invented]
+    lines += [f"note       {note}" for note in p.notes]
+    return lines
 
 
 def _describe_process(m: RunManifest) -> str:

@@ -2,6 +2,7 @@
 
 from .annotation import CRITERIA, Annotation, Criterion, criteria, item_id
 from .conversation import (
+    SIMULATED_TYPES,
     Attempt,
     Context,
     Conversation,
@@ -16,13 +17,14 @@ from .conversation import (
     rejection_id,
 )
 from .corpus import Document, Persona
-from .manifest import SCHEMA_VERSION, ModelSpend, RunManifest, RunProcess, Totals
+from .manifest import SCHEMA_VERSION, ModelSpend, Provenance, RunManifest, RunProcess, SourceFile, Totals
 from .scoring import Score
 
 __all__ = [
     "SCHEMA_VERSION",
     "CRITERIA",
     "Annotation",
+    "SIMULATED_TYPES",
     "Attempt",
     "Context",
     "Criterion",
@@ -31,11 +33,13 @@ __all__ = [
     "FailedCheck",
     "ModelSpend",
     "Persona",
+    "Provenance",
     "QuestionType",
     "Rejection",
     "RunManifest",
     "RunProcess",
     "Score",
+    "SourceFile",
     "TargetReply",
     "Totals",
     "Turn",

@@ -170,12 +170,28 @@ class RunStore:
         self._evaluations.append(capped(score, self.max_text_chars))
 
     def append_scores(self, scores: Iterable[Score]) -> None:
-        for score in scores:
-            self.append_score(score)
+        """Many scores, one write and one fsync (see JsonlAppender.append_all), each capped as append_score does."""
+        self._evaluations.append_all(capped(score, self.max_text_chars) for score in scores)
 
     def append_annotations(self, annotations: Iterable[Annotation]) -> None:
         """One import's ratings in a single write: an import lands whole or not at all."""
         self._annotations.append_all(annotations)
+
+    def append_conversations(self, conversations: Iterable[Conversation]) -> None:
+        """Many conversations, one write and one fsync: a batch finished as a whole (an import)."""
+        self._conversations.append_all(capped(c, self.max_text_chars) for c in conversations)
+
+    def publish(self, final: Path) -> RunStore:
+        """Move this run directory (made in a staging folder) to ``final`` in one rename, so that a reader never
+        sees it half-written; refused when ``final`` exists. Returns the store at its new place."""
+        final = Path(final)
+        if final.exists():
+            raise StoreError(f"run directory {final} already exists")
+        try:
+            os.rename(self.path, final)
+        except OSError as exc:
+            raise StoreError(f"cannot move the run to {final}: {exc.strerror}") from exc
+        return RunStore(final)
 
     # -- reading -----------------------------------------------------------------------------------------------
     def conversations(self) -> ReadResult[Conversation]:
