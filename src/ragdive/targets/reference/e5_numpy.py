@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import erf
-
 from .e5_model_file import QK, E5ModelFile, dequantize_q4
 from .e5_tokenizer import E5Tokenizer
 
@@ -52,6 +50,33 @@ def quantize_roundtrip(x: np.ndarray) -> np.ndarray:
     np.clip(q, -128, 127, out=q)
     q *= d
     return q.reshape(x.shape)
+
+
+_F32 = np.float32
+_ERF_A = [_F32(a) for a in (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)]
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """0.5 x (1 + erf(x / sqrt 2)), the erf GELU of e5, with erf by Abramowitz & Stegun 7.1.26 (|error| <=
+    1.5e-7, the size of float32 rounding). Why not scipy.special.erf: it took 26 % of a forward pass here, this
+    ~10 % (the same exp-and-polynomial work done in place)."""
+    z = np.abs(x)
+    z *= _F32(0.70710678118654752440)
+    t = _F32(0.3275911) * z
+    t += _F32(1)
+    np.reciprocal(t, out=t)
+    poly = _ERF_A[4] * t
+    for a in _ERF_A[3::-1]:
+        poly += a
+        poly *= t
+    z *= z
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    poly *= z  # erfc(|x| / sqrt 2)
+    poly *= _F32(0.5)
+    out = np.where(x >= 0, _F32(1) - poly, poly)
+    out *= x
+    return out
 
 
 def _layernorm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
@@ -147,7 +172,7 @@ class NumpyE5:
             x = _layernorm(x + attn, *layer.aln, self.eps)
             mid = quantize_roundtrip(x) @ layer.fi_w
             mid += layer.fi_b
-            mid = np.float32(0.5) * mid * (np.float32(1) + erf(mid * np.float32(0.70710678118654752440)))
+            mid = gelu(mid)
             out = quantize_roundtrip(mid) @ layer.fo_w
             out += layer.fo_b
             x = _layernorm(x + out, *layer.oln, self.eps)
