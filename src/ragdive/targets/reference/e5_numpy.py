@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from .e5_model_file import QK, E5ModelFile, dequantize_q4
 from .e5_tokenizer import E5Tokenizer
 
