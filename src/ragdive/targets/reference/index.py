@@ -6,6 +6,8 @@ Layout under ``root``::
         chunks.jsonl                      one chunk per line
         bm25-en-snowball/                 bm25s index (built when a lexical retriever is used)
         dense-<fingerprint of model>.npy  chunk embeddings (one file per embedding model)
+    embeddings-<fingerprint of model>.sqlite   every chunk vector ever computed, keyed by chunk text + model
+                                      (embedding_cache.py): a new corpus version embeds only its new chunks
 
 Every part is written to a temporary name and renamed into place, so an interrupted build leaves no half index.
 """
@@ -25,6 +27,7 @@ import numpy as np
 
 from ...records import Document
 from .chunking import TOKENIZER_VERSION, Chunk, chunk_documents
+from .embedding_cache import EmbeddingCache, content_key
 from .embeddings import Embedder
 from .retrievers import BM25Retriever, DenseRetriever, HybridRetriever, Retriever
 from .retrievers.bm25 import FOLDER as BM25_FOLDER
@@ -46,6 +49,8 @@ class Index:
     """Parts built (rather than loaded) by this process: chunks, bm25, dense."""
     build_seconds: dict[str, float] = field(default_factory=dict)
     """Time each built part took."""
+    embedded: int = 0
+    """Chunks this process embedded (the others' vectors came from the embedding cache)."""
     _bm25: BM25Retriever | None = None
     _dense: dict[str, DenseRetriever] = field(default_factory=dict)
 
@@ -92,7 +97,7 @@ class Index:
                 vectors = np.load(path)
             else:
                 began = time.perf_counter()
-                vectors = embedder.passages(self.texts)
+                vectors = self._embed(embedder, self.folder.parent / f"embeddings-{key}.sqlite")
                 with tempfile.NamedTemporaryFile(dir=self.folder, suffix=".npy", delete=False) as fh:
                     np.save(fh, vectors)
                 os.replace(fh.name, path)
@@ -100,6 +105,26 @@ class Index:
                 self.build_seconds["dense"] = time.perf_counter() - began
             self._dense[embedder.name] = DenseRetriever(embedder, vectors)
         return self._dense[embedder.name]
+
+    def _embed(self, embedder: Embedder, cache_path: Path) -> np.ndarray:
+        """Every chunk's vector: from the cache when its text was embedded before, else embedded now (each text
+        once) and cached batch by batch, so an interrupted build resumes where it stopped."""
+        cache = EmbeddingCache(cache_path)
+        try:
+            keys = [content_key(embedder.name, text) for text in self.texts]
+            found = cache.get_many(keys)
+            todo = list(dict.fromkeys(k for k in keys if k not in found))
+            text_of = dict(zip(keys, self.texts, strict=True))
+            for indices, batch in embedder.passage_batches([text_of[k] for k in todo]):
+                done = [(todo[i], vector) for i, vector in zip(indices, batch, strict=True)]
+                cache.put_many(done)
+                found.update(done)
+            self.embedded += len(todo)
+        finally:
+            cache.close()
+        if not keys:
+            return embedder.passages([])
+        return np.vstack([found[k] for k in keys]).astype(np.float32)
 
     def retriever(self, kind: str, embedder: Embedder | None = None, *, rrf_k: int = 60) -> Retriever:
         if kind == "bm25":

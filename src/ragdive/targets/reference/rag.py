@@ -45,6 +45,7 @@ class ReferenceRAG:
                 api_key=config.embedding_api_key,
                 query_prefix=config.query_prefix,
                 passage_prefix=config.passage_prefix,
+                workers=config.embedding_workers,
             )
         self.retriever = self.index.retriever(config.retriever, embedder, rrf_k=config.rrf_k)
         self.reranker: EmbedderReranker | LLMReranker | None = None
