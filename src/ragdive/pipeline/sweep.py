@@ -77,7 +77,7 @@ class LocalExecutor:
         return [t.result() for t in tasks]
 
     async def run(self, job: RunJob) -> tuple[str, str | None]:
-        return await run_here(job)
+        return await run_here(job.planned, job.plan, job.shared, job.static_dataset, job.store.runs_root)
 
 
 @dataclass
@@ -157,11 +157,11 @@ async def _run_one(
     return await executor.run(RunJob(planned, store, shared, plan, static_dataset))
 
 
-async def run_here(job: RunJob, runs_root: Path | None = None) -> tuple[str, str | None]:
-    """One planned run in this process, created or resumed under ``runs_root`` (default: the sweep's runs/).
-    A Ray worker calls it with its scratch directory."""
-    planned, store, shared, plan, static_dataset = job.planned, job.store, job.shared, job.plan, job.static_dataset
-    root = runs_root or store.runs_root
+async def run_here(
+    planned: PlannedRun, plan: SweepPlan, shared: ModelContext, static_dataset: Path | None, root: Path
+) -> tuple[str, str | None]:
+    """One planned run in this process, created (or resumed, when its directory is there) under ``root``: the
+    sweep's runs/ for the LocalExecutor, a worker's scratch directory for the Ray executor."""
     existing = (root / planned.run_id / "manifest.json").is_file()
     config = planned.config()
     resume = root / planned.run_id if existing else None

@@ -1,0 +1,70 @@
+"""The worker side of the Ray executor: one actor per planned run.
+
+The actor runs the ordinary pipeline (``run_here``, the LocalExecutor's code) in a scratch directory of its own,
+seeded with the driver's files of that run when it is resumed. It never writes the sweep directory: the driver
+asks ``drain`` every poll interval for the records appended since (a ``RunBatch``) and appends them itself, and
+``run`` returns the last batch with the run's status. Inputs (corpus, reference index folder, model-call cache)
+are read at the paths the config names, so on a multi-machine cluster they must be readable at those paths on
+every node; the static arm's dataset is sent with the order."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..models import ModelContext
+from ..pipeline.sweep import run_here
+from ..pipeline.sweep_plan import PlannedRun, SweepPlan
+from ..store.mirror import RunBatch, RunTail
+
+
+@dataclass
+class RunOrder:
+    """Everything a worker needs for one run, sent by value (pickled by Ray)."""
+
+    planned: PlannedRun
+    """With its models' limits already cut to this worker's share (see ray.worker_share)."""
+    plan: SweepPlan
+    files: dict[str, bytes]
+    """The driver's files of this run (resume); empty for a new run."""
+    static_dataset: tuple[str, bytes] | None
+    """The static arm's dataset: file name (its suffix says the format) and content."""
+    no_cache: bool
+    cache_dir: str | None
+
+
+class RunWorker:
+    """Async actor (its methods share one event loop, so ``drain`` is answered while ``run`` awaits models)."""
+
+    def __init__(self) -> None:
+        self._scratch = Path(tempfile.mkdtemp(prefix="ragdive-ray-"))
+        self._tail: RunTail | None = None
+
+    async def run(self, order: RunOrder) -> tuple[str, str | None, RunBatch]:
+        root = self._scratch / "runs"
+        root.mkdir(parents=True, exist_ok=True)
+        tail = RunTail(root / order.planned.run_id)
+        if order.files:
+            tail.seed(order.files)
+        self._tail = tail
+        dataset = None
+        if order.static_dataset is not None:
+            name, data = order.static_dataset
+            dataset = self._scratch / name
+            dataset.write_bytes(data)
+        shared = ModelContext.from_config(
+            order.plan.baseline.config, no_cache=order.no_cache, cache_dir=order.cache_dir
+        )
+        try:
+            status, error = await run_here(order.planned, order.plan, shared, dataset, root)
+        finally:
+            shared.close()
+        last = tail.read()
+        self._tail = None  # a drain that races this return finds nothing, not a removed folder
+        shutil.rmtree(self._scratch, ignore_errors=True)  # what it held is in ``last`` and the batches before
+        return status, error, last
+
+    async def drain(self) -> RunBatch:
+        return self._tail.read() if self._tail is not None else RunBatch()
