@@ -102,9 +102,9 @@ def sweep_cmd(
         print_plan(plan, plan_estimate(plan, dataset))
         return
     directory = output or Path(sweep.output_dir) / (sweep.name or config.stem)
+    runner = _executor(plan, executor, address)  # before the sweep directory: a wrong --executor leaves none
     store = open_sweep(plan, directory, resume=resume)
     console.print(f"sweep {store.path}: {len(plan.cells)} cells, {len(plan.runs)} runs", markup=False)
-    runner = _executor(plan, executor, address)
     try:
         outcome: SweepOutcome = asyncio.run(
             run_sweep(
