@@ -1,11 +1,12 @@
 """``ragdive sweep --executor ray [--address ADDR]``: the sweep's runs as Ray actors, on an existing cluster
 (``address``) or on a local instance started here (``ray.init(num_cpus=2)`` by default).
 
-The contract of the local executor holds: only this process (the driver) writes the sweep directory. Each run is
-one RunWorker actor (ray_worker) that works in its own scratch directory; every ``poll_s`` the driver drains the
-records it appended since and appends them through ragdive.store (RunMirror), so resume and "nothing lost" hold as
-for a local run: a record counts once the driver has fsync'ed it, and a run cut off (driver killed, worker lost)
-resumes from the driver's copy, redoing at most what one poll interval had not yet brought back.
+The contract of the local executor holds: only this process (the driver) writes the sweep directory. Each run goes
+to a RunWorker actor (ray_worker; a pool of at most ``concurrency``, reused run after run) that works in a scratch
+directory of its own; every ``poll_s`` the driver drains the records it appended since and appends them through
+ragdive.store (RunMirror), so resume and "nothing lost" hold as for a local run: a record counts once the driver
+has fsync'ed it, and a run cut off (driver killed, worker lost) resumes from the driver's copy, redoing at most
+what one poll interval had not yet brought back.
 
 Model limits hold cluster-wide by per-worker shares, not by a limiter actor: at most ``runs_at_once`` runs are
 under way, each with ``max_concurrency // runs_at_once`` calls in flight per model (and that share of
@@ -78,6 +79,8 @@ class RayExecutor:
         self.poll_s = poll_s
         self._started = False
         self._worker: Any = None
+        self._idle: list[Any] = []
+        """Workers between runs. At most ``concurrency`` exist: run_all lets no more runs in at once."""
 
     @classmethod
     def for_plan(cls, plan: SweepPlan, *, address: str | None = None, **options: Any) -> RayExecutor:
@@ -108,6 +111,10 @@ class RayExecutor:
         self._worker = ray.remote(num_cpus=1)(RunWorker)
 
     def close(self) -> None:
+        ray = _ray()
+        for actor in self._idle:
+            ray.kill(actor, no_restart=True)
+        self._idle.clear()
         if self._started:
             _ray().shutdown()
             self._started = False
@@ -124,7 +131,8 @@ class RayExecutor:
         order = self._order(job)
         path = job.store.run_path(job.planned.run_id)
         mirror = RunMirror(path)
-        actor = self._worker.remote()
+        actor = self._idle.pop() if self._idle else self._worker.remote()
+        healthy = False
         result = asyncio.wrap_future(actor.run.remote(order).future())
         try:
             while True:
@@ -134,6 +142,7 @@ class RayExecutor:
                 mirror.apply(await actor.drain.remote())
             status, error, last = result.result()
             mirror.apply(last)
+            healthy = True
             return status, error
         except (asyncio.CancelledError, KeyboardInterrupt):
             result.cancel()
@@ -144,7 +153,10 @@ class RayExecutor:
             _end(path, "failed", error)
             return "failed", error
         finally:
-            ray.kill(actor, no_restart=True)
+            if healthy:
+                self._idle.append(actor)
+            else:  # cut off or broken: never handed another run
+                ray.kill(actor, no_restart=True)
 
     def _order(self, job: RunJob) -> RunOrder:
         cell = dataclasses.replace(job.planned.cell, config=worker_share(job.planned.cell.config, self.concurrency))

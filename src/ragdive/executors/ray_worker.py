@@ -36,15 +36,17 @@ class RunOrder:
 
 
 class RunWorker:
-    """Async actor (its methods share one event loop, so ``drain`` is answered while ``run`` awaits models)."""
+    """Async actor (its methods share one event loop, so ``drain`` is answered while ``run`` awaits models). The
+    driver keeps a pool of them and hands each one run after another: a worker process and its imports are paid
+    once per sweep, not once per run."""
 
     def __init__(self) -> None:
-        self._scratch = Path(tempfile.mkdtemp(prefix="ragdive-ray-"))
         self._tail: RunTail | None = None
 
     async def run(self, order: RunOrder) -> tuple[str, str | None, RunBatch]:
-        root = self._scratch / "runs"
-        root.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix="ragdive-ray-"))
+        root = scratch / "runs"
+        root.mkdir()
         tail = RunTail(root / order.planned.run_id)
         if order.files:
             tail.seed(order.files)
@@ -52,18 +54,18 @@ class RunWorker:
         dataset = None
         if order.static_dataset is not None:
             name, data = order.static_dataset
-            dataset = self._scratch / name
+            dataset = scratch / name
             dataset.write_bytes(data)
         shared = ModelContext.from_config(
             order.plan.baseline.config, no_cache=order.no_cache, cache_dir=order.cache_dir
         )
         try:
             status, error = await run_here(order.planned, order.plan, shared, dataset, root)
+            last = tail.read()
         finally:
             shared.close()
-        last = tail.read()
-        self._tail = None  # a drain that races this return finds nothing, not a removed folder
-        shutil.rmtree(self._scratch, ignore_errors=True)  # what it held is in ``last`` and the batches before
+            self._tail = None  # a drain that races this return finds nothing, not a removed folder
+            shutil.rmtree(scratch, ignore_errors=True)  # what it held is in ``last`` and the batches before
         return status, error, last
 
     async def drain(self) -> RunBatch:
