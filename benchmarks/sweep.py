@@ -153,7 +153,9 @@ def compare_ray(args: argparse.Namespace) -> None:
     ray.start()
     print(f"ray start: {time.perf_counter() - began:.1f} s (not counted below)")
     try:
-        asyncio.run(measure(0.0, 1, argparse.Namespace(**{**vars(args), "cells": 1, "repeats": 1}), ray))  # warm
+        began = time.perf_counter()  # the first run also starts the worker process and its imports
+        asyncio.run(measure(0.0, 1, argparse.Namespace(**{**vars(args), "cells": 1, "repeats": 1}), ray))
+        print(f"first Ray run (starts the worker): {time.perf_counter() - began:.1f} s (not counted below)")
         print(f"{'latency':>8} {'runs at once':>12} {'runs':>5} {'local s':>8} {'ray s':>8} {'ray/local':>10}")
         for ms in (float(x) for x in args.latencies_ms.split(",")):
             for at_once in (1, 2):
