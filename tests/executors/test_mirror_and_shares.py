@@ -4,6 +4,7 @@ no more than the model allows."""
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 
@@ -11,8 +12,8 @@ import pytest
 
 from ragdive.cli.main import main
 from ragdive.config.sweep import SweepConfig
-from ragdive.errors import StoreError
-from ragdive.executors.ray import runs_at_once, worker_share
+from ragdive.errors import ConfigError, StoreError
+from ragdive.executors.ray import _check_reachable, runs_at_once, worker_share
 from ragdive.pipeline.sweep_plan import plan_sweep
 from ragdive.records import Score
 from ragdive.store import RunStore
@@ -88,3 +89,16 @@ def test_a_wrong_executor_is_one_error_before_any_run(
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_an_address_where_nothing_listens_is_one_error_in_seconds() -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ConfigError, match=f"--address 127.0.0.1:{port}: no Ray cluster answers there"):
+        _check_reachable(f"127.0.0.1:{port}", timeout_s=2)
+    with socket.socket() as server:  # and one where something does is let through to Ray
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        _check_reachable(f"ray://127.0.0.1:{server.getsockname()[1]}", timeout_s=2)
+    _check_reachable("auto")  # Ray's own forms are Ray's to resolve

@@ -20,6 +20,7 @@ import asyncio
 import dataclasses
 import logging
 import os
+import socket
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -94,6 +95,8 @@ class RayExecutor:
         if self._worker is not None:
             return
         if not ray.is_initialized():
+            if self.address:
+                _check_reachable(self.address)
             try:
                 if self.address:
                     ray.init(address=self.address, logging_level=logging.WARNING)
@@ -173,6 +176,18 @@ class RayExecutor:
             no_cache=cache is None,
             cache_dir=str(Path(cache.directory).resolve()) if cache is not None else None,
         )
+
+
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """A HOST:PORT (or ray://HOST:PORT) with nothing listening is one error in seconds: ray.init itself retries
+    for minutes before it gives up. ``auto`` and other forms are left to Ray."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise ConfigError(f"--address {address}: no Ray cluster answers there ({exc.strerror or exc})") from exc
 
 
 def _end(path: Path, status: str, error: str | None = None) -> None:
