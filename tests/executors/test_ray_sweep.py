@@ -4,6 +4,7 @@ through a Ray worker from the driver's copy without a duplicate or a missing sco
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -30,6 +31,7 @@ def local_ray() -> Any:
     """One local instance for the module (the executor uses it and leaves it running); workers see the tests'
     import path, so the sweep's `tests.pipeline.sweep_helpers:...` responders resolve there."""
     ray.init(
+        address="local",
         num_cpus=2,
         include_dashboard=False,
         runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}},
@@ -106,3 +108,39 @@ def test_ray_sweep_writes_the_same_records_as_the_local_one_and_resumes(local_ra
     assert resumed["c01-r1"]["lines"] == len(lines)  # the missing half once each: none twice, none lost
     assert resumed["c01-r1"]["scores"] == local["c01-r1"]["scores"]
     assert resumed["c01-r1"]["status"] == "finished"
+
+
+def test_a_ray_sweep_cancelled_midway_marks_its_runs_and_resumes_to_the_local_result(
+    local_ray: Any, tmp_path: Path
+) -> None:
+    from ragdive.config import load_config
+    from ragdive.config.sweep import SweepConfig
+    from ragdive.executors.ray import RayExecutor
+    from ragdive.pipeline.sweep import open_sweep, run_sweep, static_dataset_path
+    from ragdive.pipeline.sweep_plan import plan_sweep
+
+    sweep = _sweep(tmp_path)
+    _run(sweep, tmp_path / "local")
+    plan = plan_sweep(load_config(sweep, SweepConfig), sweep)
+    dataset = static_dataset_path(plan, sweep)
+    store = open_sweep(plan, tmp_path / "ray", resume=False)
+    executor = RayExecutor.for_plan(plan)
+
+    async def cut_midway() -> None:
+        task = asyncio.create_task(run_sweep(plan, store, static_dataset=dataset, executor=executor, no_cache=True))
+        for _ in range(600):  # cancel once the driver holds some scores (or the sweep ended: a valid case too)
+            if task.done() or any((tmp_path / "ray" / "runs").glob("*/evaluations.jsonl")):
+                break
+            await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cut_midway())
+    executor.close()
+    assert json.loads((tmp_path / "ray" / "sweep.json").read_text())["status"] == "interrupted"
+    for run in (tmp_path / "ray" / "runs").iterdir():  # none left "running" by a worker that was cut off
+        assert RunStore.open(run).read_manifest().status in {"finished", "interrupted"}
+
+    _run(sweep, tmp_path / "ray", "--executor", "ray", "--resume")
+    assert _records(tmp_path / "ray") == _records(tmp_path / "local")

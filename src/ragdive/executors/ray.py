@@ -103,6 +103,7 @@ class RayExecutor:
                 else:
                     path = os.pathsep.join(p for p in sys.path if p)
                     ray.init(
+                        address="local",  # a new instance, never one a `ray start` left behind on this machine
                         num_cpus=self.num_cpus,
                         include_dashboard=False,
                         logging_level=logging.WARNING,
