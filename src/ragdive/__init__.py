@@ -1,8 +1,8 @@
 """ragdive: evaluate RAG systems through simulated multi-turn conversations.
 
-The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `sweep`, `asweep`, `compare`
-and their result types) lives in `ragdive.api` and is imported on first use, so `import ragdive` stays cheap
-(no models, numpy or rich until a run needs them).
+The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `sweep`, `asweep`, `replay`,
+`areplay`, `compare` and their result types) lives in `ragdive.api` and is imported on first use, so `import
+ragdive` stays cheap (no models, numpy or rich until a run needs them).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -25,11 +25,14 @@ if TYPE_CHECKING:
         RunResult,
         SweepResult,
         aevaluate,
+        areplay,
         arun,
         asimulate,
         asweep,
         compare,
         evaluate,
+        import_run,
+        replay,
         run,
         simulate,
         sweep,
@@ -42,11 +45,14 @@ _API = frozenset(
         "RunResult",
         "SweepResult",
         "aevaluate",
+        "areplay",
         "arun",
         "asimulate",
         "asweep",
         "compare",
         "evaluate",
+        "import_run",
+        "replay",
         "run",
         "simulate",
         "sweep",
@@ -76,11 +82,14 @@ __all__ = [
     "TargetError",
     "__version__",
     "aevaluate",
+    "areplay",
     "arun",
     "asimulate",
     "asweep",
     "compare",
     "evaluate",
+    "import_run",
+    "replay",
     "run",
     "simulate",
     "sweep",

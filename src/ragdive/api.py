@@ -1,5 +1,5 @@
-"""The Python API, as first-class as the command line: `run`, `simulate`, `evaluate`, `sweep` (and their `a...`
-coroutine forms) and `compare`, returning typed results instead of printing.
+"""The Python API, as first-class as the command line: `run`, `simulate`, `evaluate`, `sweep`, `replay` (and their
+`a...` coroutine forms), `compare` and `import_run`, returning typed results instead of printing.
 
 Each call opens one AsyncExitStack, as a command does, so every model, target and cache it built is closed once,
 however it ends. The sync forms are this API's edge, as `asyncio.run` in `ragdive.cli` is the command line's:
@@ -231,6 +231,35 @@ def sweep(config: str | Path | Mapping[str, Any], **options: Any) -> SweepResult
     return run_sync(lambda: asweep(config, **options))
 
 
+async def areplay(
+    run_dir: str | Path,
+    target: str | Path,
+    *,
+    models: Sequence[str] = (),
+    metrics: Sequence[str] | None = None,
+    output: str | Path | None = None,
+    resume: str | Path | None = None,
+    evaluate: bool = True,
+) -> RunResult:
+    """Frozen-user replay (`ragdive replay`): ``run_dir``'s recorded user messages sent to the target of the YAML
+    file ``target``, into a new run of kind ``replay`` (or ``resume``'s), scored unless ``evaluate=False``. Pair it
+    with its source in `compare`. Later turns were written in reaction to the source's answers: see the README."""
+    from .pipeline import run_replay
+
+    async with AsyncExitStack() as resources:
+        outcome = await run_replay(
+            Path(run_dir),
+            Path(target),
+            resources,
+            models=list(models),
+            metrics=_names(metrics),
+            output=_path(output),
+            resume=_path(resume),
+            evaluate=evaluate,
+        )
+    return _result(outcome.store, outcome.metrics if outcome.evaluation is not None else None, outcome.error)
+
+
 def run(config: ConfigLike, **options: Any) -> RunResult:
     """`arun`, waited for; works inside a running event loop (Jupyter) too."""
     return run_sync(lambda: arun(config, **options))
@@ -244,6 +273,11 @@ def simulate(config: ConfigLike, **options: Any) -> RunResult:
 def evaluate(run_dir: str | Path, **options: Any) -> RunResult:
     """`aevaluate`, waited for; works inside a running event loop (Jupyter) too."""
     return run_sync(lambda: aevaluate(run_dir, **options))
+
+
+def replay(run_dir: str | Path, target: str | Path, **options: Any) -> RunResult:
+    """`areplay`, waited for; works inside a running event loop (Jupyter) too."""
+    return run_sync(lambda: areplay(run_dir, target, **options))
 
 
 def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | None = None) -> list[Comparison]:
@@ -263,6 +297,17 @@ def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | N
         Comparison(_name(base), _name(c), compare_configurations(base, c, wanted, lower_is_better=LOWER_IS_BETTER))
         for c in groups[1:]
     ]
+
+
+def import_run(
+    source_format: str, files: Sequence[str | Path], output: str | Path, *, name: str | None = None
+) -> RunResult:
+    """Import another tool's files (``ragdive-reference``, ``ragas`` or ``deepeval``) as the run directory
+    ``output`` (kind ``imported``; `ragdive import` does the same). Its scores are summarised as any run's."""
+    from .interop.imports import import_run as write_imported
+
+    store = write_imported(source_format, [Path(f) for f in files], Path(output), name=name)
+    return _result(store, None)
 
 
 def _name(runs: list[Any]) -> str:

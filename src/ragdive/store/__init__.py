@@ -7,6 +7,7 @@ from .latest import ScoreKey, latest, latest_rejections, latest_scores, score_ke
 from .liveness import process_alive, shown_status, this_process
 from .recorder import RunRecorder
 from .run import (
+    ANNOTATIONS,
     CONVERSATIONS,
     EVALUATIONS,
     MANIFEST,
@@ -20,6 +21,7 @@ from .run import (
 from .sweep_index import SWEEP_INDEX, TABLES, SweepStore
 
 __all__ = [
+    "ANNOTATIONS",
     "CONVERSATIONS",
     "EVALUATIONS",
     "MANIFEST",

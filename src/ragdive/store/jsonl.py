@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -36,6 +37,19 @@ class JsonlAppender:
             _repair_torn_tail(self.path)
             with open(self.path, "ab") as fh:
                 fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def append_all(self, records: Iterable[BaseModel | dict[str, Any]]) -> None:
+        """Append every record in one write and one fsync: a batch that must land whole (an annotation import)
+        is either on disk or, cut by a kill, a torn last line the reader skips; never a readable half."""
+        data = "".join(to_json_line(r) for r in records).encode("utf-8")
+        if not data:
+            return
+        with self._lock:
+            _repair_torn_tail(self.path)
+            with open(self.path, "ab") as fh:
+                fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
 
