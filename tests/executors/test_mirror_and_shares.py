@@ -4,8 +4,11 @@ no more than the model allows."""
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from ragdive.cli.main import main
 from ragdive.config.sweep import SweepConfig
 from ragdive.errors import ConfigError, StoreError
 from ragdive.executors.ray import _check_reachable, runs_at_once, worker_share
+from ragdive.executors.ray_worker import SCRATCH_PREFIX, _remove_orphans
 from ragdive.pipeline.sweep_plan import plan_sweep
 from ragdive.records import Score
 from ragdive.store import RunStore
@@ -102,3 +106,17 @@ def test_an_address_where_nothing_listens_is_one_error_in_seconds() -> None:
         server.listen()
         _check_reachable(f"ray://127.0.0.1:{server.getsockname()[1]}", timeout_s=2)
     _check_reachable("auto")  # Ray's own forms are Ray's to resolve
+
+
+def test_a_killed_workers_scratch_directory_is_removed_by_the_next_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    orphan = tmp_path / f"{SCRATCH_PREFIX}{gone.pid}-abc"
+    live = tmp_path / f"{SCRATCH_PREFIX}{os.getpid()}-def"
+    for path in (orphan, live):
+        (path / "runs").mkdir(parents=True)
+    _remove_orphans()
+    assert not orphan.exists() and live.exists()

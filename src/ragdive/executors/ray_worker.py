@@ -9,6 +9,7 @@ every node; the static arm's dataset is sent with the order."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -18,6 +19,27 @@ from ..models import ModelContext
 from ..pipeline.sweep import run_here
 from ..pipeline.sweep_plan import PlannedRun, SweepPlan
 from ..store.mirror import RunBatch, RunTail
+
+SCRATCH_PREFIX = "ragdive-ray-"
+
+
+def _remove_orphans() -> None:
+    """Scratch directories of workers that were killed mid-run (a cancelled sweep kills its workers, which then
+    cannot clean up): removed by the next worker on that node. Named by the worker's pid, so a live one's stays."""
+    for path in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = path.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @dataclass
@@ -44,7 +66,8 @@ class RunWorker:
         self._tail: RunTail | None = None
 
     async def run(self, order: RunOrder) -> tuple[str, str | None, RunBatch]:
-        scratch = Path(tempfile.mkdtemp(prefix="ragdive-ray-"))
+        _remove_orphans()
+        scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
         root = scratch / "runs"
         root.mkdir()
         tail = RunTail(root / order.planned.run_id)
