@@ -150,7 +150,10 @@ class RayExecutor:
             return status, error
         except (asyncio.CancelledError, KeyboardInterrupt):
             result.cancel()
-            _end(path, "interrupted")
+            try:
+                await _salvage(actor, mirror)
+            finally:  # also when cancelled again while salvaging: never left "running"
+                _end(path, "interrupted")
             raise
         except ray.exceptions.RayError as exc:  # the worker died or its code broke outside the run's own handling
             error = f"ray worker: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
@@ -177,6 +180,15 @@ class RayExecutor:
             no_cache=cache is None,
             cache_dir=str(Path(cache.directory).resolve()) if cache is not None else None,
         )
+
+
+async def _salvage(actor: Any, mirror: RunMirror, timeout_s: float = 2.0) -> None:
+    """On cancellation, what the worker wrote since the last poll, if it answers within ``timeout_s``: a Ctrl-C
+    then costs no finished record. Anything going wrong here only costs those records (redone on --resume)."""
+    try:
+        mirror.apply(await asyncio.wait_for(asyncio.wrap_future(actor.drain.remote().future()), timeout_s))
+    except Exception:  # noqa: BLE001 - the run is being cut off anyway; its driver copy stays consistent
+        return
 
 
 def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
