@@ -2,6 +2,11 @@
 critical-path bounds, against the loopback stub server with a fixed latency per call, measured in one run.
 
     python benchmarks/sweep.py [--latencies-ms 20,100] [--cells 2] [--repeats 2] [--conversations 4] [--turns 3]
+    python benchmarks/sweep.py --executor ray [--address ADDR]
+
+With ``--executor ray`` each line runs the same sweep twice, with the local executor and with the Ray executor (a
+local instance, ``ray.init(num_cpus=2)``, started once before the first line and not counted), and prints the
+ratio of their wall times: what shipping runs to Ray workers and mirroring their records back costs here.
 
 Every role (user, validator, the reference RAG's generator, judge) is an `openai/...` model on the stub server,
 which answers as ragdive's offline doubles would, after the fixed latency. A run's critical-path bound is the
@@ -99,14 +104,18 @@ def run_bound(store: RunStore, latency: float) -> float:
     return waves * turns * per_turn * latency + math.ceil(calls.get("judge", 0) / judge_slots) * latency
 
 
-async def measure(latency: float, runs_at_once: int, args: argparse.Namespace) -> tuple[float, float, int]:
+async def measure(
+    latency: float, runs_at_once: int, args: argparse.Namespace, executor: Any = None
+) -> tuple[float, float, int]:
     with tempfile.TemporaryDirectory() as tmp, StubServer(reply=reply, latency_s=latency) as server:
         root = Path(tmp)
         sweep = sweep_config(root, server.base_url, args).model_copy(update={"concurrency": runs_at_once})
         plan = plan_sweep(sweep)
         store = open_sweep(plan, root / "sweep", resume=False)
         began = time.perf_counter()
-        outcome = await run_sweep(plan, store, no_cache=True)
+        if executor is not None:
+            executor.concurrency = runs_at_once
+        outcome = await run_sweep(plan, store, no_cache=True, executor=executor)
         wall = time.perf_counter() - began
         assert outcome.status == "finished", outcome.errors
         bounds = sum(run_bound(RunStore.open(store.run_path(r.run_id)), latency) for r in plan.runs)
@@ -120,7 +129,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--conversations", type=int, default=4)
     parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument("--executor", choices=("local", "ray"), default="local")
+    parser.add_argument("--address", default=None, help="with --executor ray: a cluster (default: a local one)")
     args = parser.parse_args()
+    if args.executor == "ray":
+        compare_ray(args)
+        return
     print(f"{args.cells} cells × {args.repeats} repeats, {args.conversations} conversations × {args.turns} turns")
     asyncio.run(measure(0.0, 1, argparse.Namespace(**{**vars(args), "cells": 1, "repeats": 1})))  # warm: imports
     print(f"{'latency':>8} {'runs at once':>12} {'runs':>5} {'wall s':>8} {'Σ bounds s':>11} {'wall/Σ bounds':>14}")
@@ -128,6 +142,30 @@ def main() -> None:
         for at_once in (1, 4):
             wall, bounds, runs = asyncio.run(measure(ms / 1000, at_once, args))
             print(f"{ms:>6g}ms {at_once:>12} {runs:>5} {wall:>8.2f} {bounds:>11.2f} {wall / bounds:>14.2f}")
+
+
+def compare_ray(args: argparse.Namespace) -> None:
+    from ragdive.executors.ray import RayExecutor
+
+    print(f"{args.cells} cells × {args.repeats} repeats, {args.conversations} conversations × {args.turns} turns")
+    ray = RayExecutor(1, address=args.address)
+    began = time.perf_counter()
+    ray.start()
+    print(f"ray start: {time.perf_counter() - began:.1f} s (not counted below)")
+    try:
+        began = time.perf_counter()  # the first run also starts the worker process and its imports
+        asyncio.run(measure(0.0, 1, argparse.Namespace(**{**vars(args), "cells": 1, "repeats": 1}), ray))
+        print(f"first Ray run (starts the worker): {time.perf_counter() - began:.1f} s (not counted below)")
+        print(f"{'latency':>8} {'runs at once':>12} {'runs':>5} {'local s':>8} {'ray s':>8} {'ray/local':>10}")
+        for ms in (float(x) for x in args.latencies_ms.split(",")):
+            for at_once in (1, 2):
+                local, _, runs = asyncio.run(measure(ms / 1000, at_once, args))
+                distributed, _, _ = asyncio.run(measure(ms / 1000, at_once, args, ray))
+                print(
+                    f"{ms:>6g}ms {at_once:>12} {runs:>5} {local:>8.2f} {distributed:>8.2f} {distributed / local:>10.2f}"
+                )
+    finally:
+        ray.close()
 
 
 if __name__ == "__main__":

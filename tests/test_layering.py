@@ -26,8 +26,10 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"store", "analysis"},
     "interop": {"store"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
+    "executors": {"pipeline", "models", "store"},
     "api": {"pipeline", "simulation", "evaluation", "store", "analysis", "interop"},
     "cli": {
+        "executors",
         "pipeline",
         "simulation",
         "evaluation",

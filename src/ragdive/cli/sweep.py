@@ -12,7 +12,8 @@ import typer
 from ..analysis.arrows import ArrowRule
 from ..config import load_config
 from ..config.sweep import SweepConfig
-from ..pipeline.sweep import SweepHooks, SweepOutcome, open_sweep, run_sweep, static_dataset_path
+from ..errors import ConfigError
+from ..pipeline.sweep import Executor, SweepHooks, SweepOutcome, open_sweep, run_sweep, static_dataset_path
 from ..pipeline.sweep_plan import PlannedRun, SweepPlan, estimate_calls, plan_sweep
 from .display import EXIT_BUDGET, console
 from .sweep_display import print_plan, print_tables
@@ -62,6 +63,17 @@ def _write_reports(sweep_dir: Path, run_ids: list[str]) -> None:
         console.print(f"sweep report not written ({type(exc).__name__}: {exc}); try: ragdive report {sweep_dir}")
 
 
+def _executor(plan: SweepPlan, name: str, address: str | None) -> Executor | None:
+    if name == "local":
+        return None  # run_sweep's LocalExecutor at the sweep's concurrency
+    from ..executors.ray import RayExecutor
+
+    ray = RayExecutor.for_plan(plan, address=address)
+    ray.start()  # before the first run: a missing extra or a wrong address is one error, not a failed run
+    console.print(f"ray: {ray.concurrency} runs at once, each with its share of every model's limits", markup=False)
+    return ray
+
+
 def sweep_cmd(
     config: Path = typer.Argument(..., help="Sweep YAML: base, axes, repeats, baseline, static."),
     output: Path | None = typer.Option(None, "-o", "--output", help="The sweep directory (default: output_dir/name)."),
@@ -72,11 +84,17 @@ def sweep_cmd(
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Call the models even for requests seen before."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Folder of the model-call cache."),
+    executor: str = typer.Option("local", "--executor", help="local (this process) or ray (extra `ray`)."),
+    address: str | None = typer.Option(None, "--address", help="With --executor ray: the cluster (default: local)."),
 ) -> None:
     """Run every cell × repeat (finished runs are skipped on --resume, interrupted ones continued), then print
     Table 2 (baseline repeats), Table 4 (cells vs the baseline band, `*` outside) and, with a static arm,
     Table 5 (dynamic | static, arrows). The sweep directory is printed last."""
     rule = ArrowRule.parse(arrow)
+    if executor not in ("local", "ray"):
+        raise ConfigError(f"--executor {executor}: choose local or ray")
+    if address is not None and executor != "ray":
+        raise ConfigError("--address is for --executor ray")
     sweep = load_config(config, SweepConfig)
     plan = plan_sweep(sweep, config)
     dataset = static_dataset_path(plan, config)
@@ -84,12 +102,20 @@ def sweep_cmd(
         print_plan(plan, plan_estimate(plan, dataset))
         return
     directory = output or Path(sweep.output_dir) / (sweep.name or config.stem)
+    runner = _executor(plan, executor, address)  # before the sweep directory: a wrong --executor leaves none
     store = open_sweep(plan, directory, resume=resume)
     console.print(f"sweep {store.path}: {len(plan.cells)} cells, {len(plan.runs)} runs", markup=False)
     try:
         outcome: SweepOutcome = asyncio.run(
             run_sweep(
-                plan, store, static_dataset=dataset, hooks=_hooks(), no_cache=no_cache, cache_dir=cache_dir, arrow=rule
+                plan,
+                store,
+                static_dataset=dataset,
+                executor=runner,
+                hooks=_hooks(),
+                no_cache=no_cache,
+                cache_dir=cache_dir,
+                arrow=rule,
             )
         )
     except KeyboardInterrupt:
@@ -98,6 +124,10 @@ def sweep_cmd(
         )
         print(store.path)
         raise
+    finally:
+        close = getattr(runner, "close", None)
+        if close is not None:
+            close()
     assert outcome.tables is not None
     print_tables(outcome.tables)
     console.print("tables: " + ", ".join(str(p) for p in outcome.table_files), markup=False, soft_wrap=True)

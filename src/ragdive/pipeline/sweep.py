@@ -26,7 +26,7 @@ from ..evaluation.metrics import all_metrics
 from ..evaluation.static import load_static_dataset
 from ..models import ModelContext
 from ..records.sweep import SweepCellEntry, SweepRunEntry
-from ..store import SweepStore
+from ..store import RunStore, SweepStore
 from .experiment import prepare_experiment, run_experiment
 from .static import run_static, static_metrics
 from .sweep_plan import PlannedRun, SweepPlan
@@ -34,11 +34,25 @@ from .sweep_plan import PlannedRun, SweepPlan
 T = TypeVar("T")
 
 
+@dataclass
+class RunJob:
+    """One planned run, with what running it needs: handed to the executor, which runs it here (LocalExecutor) or
+    elsewhere (ragdive.executors.ray)."""
+
+    planned: PlannedRun
+    store: SweepStore
+    shared: ModelContext
+    plan: SweepPlan
+    static_dataset: Path | None
+
+
 class Executor(Protocol):
-    """Runs the sweep's jobs. A job is a coroutine factory; the executor decides how many run at once (and, for a
-    distributed executor, where)."""
+    """Runs the sweep's jobs. A job is a coroutine factory; the executor decides how many run at once, and
+    ``run`` where one planned run runs (its status and error as the run's manifest says)."""
 
     async def run_all(self, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]: ...
+
+    async def run(self, job: RunJob) -> tuple[str, str | None]: ...
 
 
 class LocalExecutor:
@@ -61,6 +75,9 @@ class LocalExecutor:
         except BaseExceptionGroup as failed:  # the first error as itself: the CLI shows a ConfigError as one line
             raise failed.exceptions[0] from None
         return [t.result() for t in tasks]
+
+    async def run(self, job: RunJob) -> tuple[str, str | None]:
+        return await run_here(job.planned, job.plan, job.shared, job.static_dataset, job.store.runs_root)
 
 
 @dataclass
@@ -129,6 +146,7 @@ async def _run_one(
     plan: SweepPlan,
     static_dataset: Path | None,
     hooks: SweepHooks,
+    executor: Executor,
 ) -> tuple[str, str | None]:
     existing = store.existing_run(planned.run_id)
     if existing is not None and existing.read_manifest().status == "finished":
@@ -136,8 +154,17 @@ async def _run_one(
     store.record_run(planned.run_id, "running")  # sweep.json shows what is under way, not only what ended
     if hooks.on_start:
         hooks.on_start(planned, "resumed" if existing else "new")
+    return await executor.run(RunJob(planned, store, shared, plan, static_dataset))
+
+
+async def run_here(
+    planned: PlannedRun, plan: SweepPlan, shared: ModelContext, static_dataset: Path | None, root: Path
+) -> tuple[str, str | None]:
+    """One planned run in this process, created (or resumed, when its directory is there) under ``root``: the
+    sweep's runs/ for the LocalExecutor, a worker's scratch directory for the Ray executor."""
+    existing = (root / planned.run_id / "manifest.json").is_file()
     config = planned.config()
-    resume = existing.path if existing else None
+    resume = root / planned.run_id if existing else None
     try:
         async with AsyncExitStack() as resources:
             context = shared.for_run(config)
@@ -150,24 +177,24 @@ async def _run_one(
                     resources,
                     metrics=",".join(arm.metrics) if arm.metrics else None,
                     limit=arm.limit,
-                    output=store.runs_root,
+                    output=root,
                     context=context,
                     run_id=planned.run_id,
                     resume=resume,
                 )
             else:
                 prepared = await prepare_experiment(
-                    config, resources, resume=resume, output=store.runs_root, context=context, run_id=planned.run_id
+                    config, resources, resume=resume, output=root, context=context, run_id=planned.run_id
                 )
                 await run_experiment(prepared)
     except RagdiveError as exc:  # this run failed (its manifest says so); the sweep goes on with the others
-        return _status(store, planned), str(exc)
-    return _status(store, planned), None
+        return _status_at(root, planned), str(exc)
+    return _status_at(root, planned), None
 
 
-def _status(store: SweepStore, planned: PlannedRun) -> str:
-    run = store.existing_run(planned.run_id)
-    return run.read_manifest().status if run is not None else "planned"
+def _status_at(root: Path, planned: PlannedRun) -> str:
+    manifest = root / planned.run_id / "manifest.json"
+    return RunStore(manifest.parent).read_manifest().status if manifest.is_file() else "planned"
 
 
 async def run_sweep(
@@ -195,7 +222,7 @@ async def run_sweep(
 
     def job(planned: PlannedRun) -> Callable[[], Awaitable[None]]:
         async def go() -> None:
-            status, error = await _run_one(planned, store, shared, plan, static_dataset, hooks)
+            status, error = await _run_one(planned, store, shared, plan, static_dataset, hooks, executor)
             store.record_run(planned.run_id, status)
             outcome.statuses[planned.run_id] = status
             if error:

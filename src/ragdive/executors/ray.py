@@ -1,0 +1,209 @@
+"""``ragdive sweep --executor ray [--address ADDR]``: the sweep's runs as Ray actors, on an existing cluster
+(``address``) or on a local instance started here (``ray.init(num_cpus=2)`` by default).
+
+The contract of the local executor holds: only this process (the driver) writes the sweep directory. Each run goes
+to a RunWorker actor (ray_worker; a pool of at most ``concurrency``, reused run after run) that works in a scratch
+directory of its own; every ``poll_s`` the driver drains the records it appended since and appends them through
+ragdive.store (RunMirror), so resume and "nothing lost" hold as for a local run: a record counts once the driver
+has fsync'ed it, and a run cut off (driver killed, worker lost) resumes from the driver's copy, redoing at most
+what one poll interval had not yet brought back.
+
+Model limits hold cluster-wide by per-worker shares, not by a limiter actor: at most ``runs_at_once`` runs are
+under way, each with ``max_concurrency // runs_at_once`` calls in flight per model (and that share of
+``requests_per_minute``), where ``runs_at_once`` is the sweep's concurrency capped by the smallest model's
+``max_concurrency`` so that every share is at least one call. A share is static: a run that finishes early does
+not lend its share to the others (a limiter actor would, at one round trip per call)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import os
+import socket
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..config import ExperimentConfig
+from ..config.models import ROLES
+from ..errors import ConfigError
+from ..pipeline.sweep import LocalExecutor, RunJob
+from ..pipeline.sweep_plan import PlannedRun, SweepPlan
+from ..store import RunRecorder, RunStore
+from ..store.mirror import RunMirror, run_files
+from .ray_worker import RunOrder, RunWorker
+
+T = TypeVar("T")
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise ConfigError("--executor ray needs Ray: pip install 'ragdive[ray]'") from exc
+    return ray
+
+
+def runs_at_once(plan: SweepPlan, concurrency: int) -> int:
+    """The sweep's concurrency, capped so that each run's share of every model's max_concurrency is >= 1."""
+    smallest = min(
+        (spec.max_concurrency for cell in plan.cells for role in ROLES if (spec := cell.config.models.for_role(role))),
+        default=concurrency,
+    )
+    return max(1, min(concurrency, smallest))
+
+
+def worker_share(config: ExperimentConfig, runs: int) -> ExperimentConfig:
+    """The config with every model's limits cut to one of ``runs`` equal shares."""
+    models = config.models
+    changes = {}
+    for role in ("default", *ROLES):
+        spec = getattr(models, role)
+        if spec is None:
+            continue
+        rpm = spec.requests_per_minute / runs if spec.requests_per_minute else None
+        changes[role] = spec.model_copy(
+            update={"max_concurrency": max(1, spec.max_concurrency // runs), "requests_per_minute": rpm}
+        )
+    return config.model_copy(update={"models": models.model_copy(update=changes)})
+
+
+class RayExecutor:
+    def __init__(
+        self, concurrency: int = 1, *, address: str | None = None, num_cpus: int | None = 2, poll_s: float = 0.25
+    ) -> None:
+        self.concurrency = concurrency
+        self.address = address
+        self.num_cpus = num_cpus
+        self.poll_s = poll_s
+        self._started = False
+        self._worker: Any = None
+        self._idle: list[Any] = []
+        """Workers between runs. At most ``concurrency`` exist: run_all lets no more runs in at once."""
+
+    @classmethod
+    def for_plan(cls, plan: SweepPlan, *, address: str | None = None, **options: Any) -> RayExecutor:
+        return cls(runs_at_once(plan, plan.sweep.concurrency), address=address, **options)
+
+    # -- the cluster -------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Connect to ``address``, or start a local instance that sees this process's import path (so that
+        ``module:function`` responders and targets resolve in workers as they do here). Idempotent."""
+        ray = _ray()
+        if self._worker is not None:
+            return
+        if not ray.is_initialized():
+            if self.address:
+                _check_reachable(self.address)
+            try:
+                if self.address:
+                    ray.init(address=self.address, logging_level=logging.WARNING)
+                else:
+                    path = os.pathsep.join(p for p in sys.path if p)
+                    ray.init(
+                        address="local",  # a new instance, never one a `ray start` left behind on this machine
+                        num_cpus=self.num_cpus,
+                        include_dashboard=False,
+                        logging_level=logging.WARNING,
+                        runtime_env={"env_vars": {"PYTHONPATH": path}},
+                    )
+            except ConnectionError as exc:
+                raise ConfigError(f"--address {self.address}: no Ray cluster answers there ({exc})") from exc
+            self._started = True
+        self._worker = ray.remote(num_cpus=1)(RunWorker)
+
+    def close(self) -> None:
+        ray = _ray()
+        for actor in self._idle:
+            ray.kill(actor, no_restart=True)
+        self._idle.clear()
+        if self._started:
+            _ray().shutdown()
+            self._started = False
+        self._worker = None
+
+    # -- the Executor protocol ---------------------------------------------------------------------------------
+    async def run_all(self, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+        self.start()
+        return await LocalExecutor(self.concurrency).run_all(jobs)
+
+    async def run(self, job: RunJob) -> tuple[str, str | None]:
+        ray = _ray()
+        self.start()
+        order = self._order(job)
+        path = job.store.run_path(job.planned.run_id)
+        mirror = RunMirror(path)
+        actor = self._idle.pop() if self._idle else self._worker.remote()
+        healthy = False
+        result = asyncio.wrap_future(actor.run.remote(order).future())
+        try:
+            while True:
+                done, _ = await asyncio.wait({result}, timeout=self.poll_s)
+                if done:
+                    break
+                mirror.apply(await actor.drain.remote())
+            status, error, last = result.result()
+            mirror.apply(last)
+            healthy = True
+            return status, error
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            result.cancel()
+            try:
+                await _salvage(actor, mirror)
+            finally:  # also when cancelled again while salvaging: never left "running"
+                _end(path, "interrupted")
+            raise
+        except ray.exceptions.RayError as exc:  # the worker died or its code broke outside the run's own handling
+            error = f"ray worker: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            _end(path, "failed", error)
+            return "failed", error
+        finally:
+            if healthy:
+                self._idle.append(actor)
+            else:  # cut off or broken: never handed another run
+                ray.kill(actor, no_restart=True)
+
+    def _order(self, job: RunJob) -> RunOrder:
+        cell = dataclasses.replace(job.planned.cell, config=worker_share(job.planned.cell.config, self.concurrency))
+        planned = PlannedRun(cell, job.planned.repeat)
+        static = None
+        if job.planned.static and job.static_dataset is not None:
+            static = (job.static_dataset.name, job.static_dataset.read_bytes())
+        cache = job.shared.cache
+        return RunOrder(
+            planned=planned,
+            plan=job.plan,
+            files=run_files(job.store.run_path(planned.run_id)),
+            static_dataset=static,
+            no_cache=cache is None,
+            cache_dir=str(Path(cache.directory).resolve()) if cache is not None else None,
+        )
+
+
+async def _salvage(actor: Any, mirror: RunMirror, timeout_s: float = 2.0) -> None:
+    """On cancellation, what the worker wrote since the last poll, if it answers within ``timeout_s``: a Ctrl-C
+    then costs no finished record. Anything going wrong here only costs those records (redone on --resume)."""
+    try:
+        mirror.apply(await asyncio.wait_for(asyncio.wrap_future(actor.drain.remote().future()), timeout_s))
+    except Exception:  # noqa: BLE001 - the run is being cut off anyway; its driver copy stays consistent
+        return
+
+
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """A HOST:PORT (or ray://HOST:PORT) with nothing listening is one error in seconds: ray.init itself retries
+    for minutes before it gives up. ``auto`` and other forms are left to Ray."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise ConfigError(f"--address {address}: no Ray cluster answers there ({exc.strerror or exc})") from exc
+
+
+def _end(path: Path, status: str, error: str | None = None) -> None:
+    """The driver's copy of a run cut off in its worker: its manifest says how it ended (as a local run's would)."""
+    if (path / "manifest.json").is_file():
+        RunRecorder(RunStore(path)).finish(status, error)

@@ -1,0 +1,112 @@
+"""A run whose work happens in another process (a Ray worker), with the run directory written only here.
+
+The worker runs the ordinary pipeline in a scratch directory of its own; ``RunTail`` reads what it appended since
+the last read (complete lines only, the manifest when it changed) as a ``RunBatch`` of records; the records travel
+back to the driver, whose ``RunMirror`` appends them through this package's own appenders (one fsync'ed line per
+record) and rewrites the manifest atomically. So the run directory in the sweep has one writer, the driver, and
+holds the same lines the worker wrote, in the same order."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError
+from ..records import Conversation, Rejection, RunManifest, Score
+from .jsonl import read_jsonl_tail
+from .run import CONVERSATIONS, EVALUATIONS, MANIFEST, REJECTIONS, RunStore
+
+RECORD_FILES = (CONVERSATIONS, REJECTIONS, EVALUATIONS)
+
+
+@dataclass
+class RunBatch:
+    """What one read of a worker's run directory found new."""
+
+    manifest: dict[str, Any] | None = None
+    """The manifest as the worker last wrote it, or None when unchanged since the previous batch."""
+    conversations: list[Conversation] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    scores: list[Score] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.conversations) + len(self.rejections) + len(self.scores)
+
+
+def run_files(path: Path) -> dict[str, bytes]:
+    """The files a worker needs to resume this run (manifest and records), as bytes to send it; empty when the
+    run has no directory yet."""
+    if not (path / MANIFEST).is_file():
+        return {}
+    return {name: (path / name).read_bytes() for name in (MANIFEST, *RECORD_FILES) if (path / name).is_file()}
+
+
+class RunTail:
+    """Reads a run directory's new records. Offsets start at the sizes of the files it was seeded with (see
+    ``seed``), so what the driver already holds is never sent back."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._offsets = dict.fromkeys(RECORD_FILES, 0)
+        self._manifest: str | None = None
+
+    def seed(self, files: dict[str, bytes]) -> None:
+        """Write the driver's files into this (scratch) directory, as the start of the worker's run."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        for name, data in files.items():
+            if name != MANIFEST and name not in RECORD_FILES:
+                raise StoreError(f"{name}: not a run file")
+            (self.path / name).write_bytes(data)
+            if name in self._offsets:
+                self._offsets[name] = len(data)
+        if MANIFEST in files:
+            self._manifest = files[MANIFEST].decode("utf-8")
+
+    def read(self) -> RunBatch:
+        # the manifest first: its totals never count a record the batch does not carry
+        batch = RunBatch()
+        try:
+            text = (self.path / MANIFEST).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = None
+        if text is not None and text != self._manifest:
+            batch.manifest, self._manifest = json.loads(text), text
+        batch.conversations = self._tail(CONVERSATIONS, Conversation)
+        batch.rejections = self._tail(REJECTIONS, Rejection)
+        batch.scores = self._tail(EVALUATIONS, Score)
+        return batch
+
+    def _tail(self, name: str, model: Any) -> list[Any]:
+        records, offset = read_jsonl_tail(self.path / name, model, self._offsets[name])
+        if offset < 0:  # the worker's resume rewrote a file it was seeded with: nothing sound to send
+            raise StoreError(f"{self.path / name} shrank under its reader")
+        self._offsets[name] = offset
+        return records
+
+
+class RunMirror:
+    """The driver's side: applies batches to the run directory in the sweep, creating it with the first
+    manifest."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._store: RunStore | None = RunStore(path) if (path / MANIFEST).is_file() else None
+
+    def apply(self, batch: RunBatch) -> None:
+        if self._store is None:
+            if batch.manifest is None:
+                if len(batch):
+                    raise StoreError(f"{self.path}: records arrived before the run's manifest")
+                return
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._store = RunStore(self.path)
+        store = self._store
+        for conversation in batch.conversations:
+            store.append_conversation(conversation)
+        for rejection in batch.rejections:
+            store.append_rejection(rejection)
+        store.append_scores(batch.scores)
+        if batch.manifest is not None:  # after the records, as the worker wrote them
+            store.write_manifest(RunManifest.model_validate(batch.manifest))
