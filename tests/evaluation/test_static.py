@@ -159,3 +159,48 @@ def test_a_bug_while_asking_marks_the_static_run_failed_with_the_error(
     manifest = run.read_manifest()
     assert manifest.status == "failed" and manifest.error == "RuntimeError: boom"
     assert manifest.process is not None  # the session that ran it is recorded
+
+
+def test_per_document_sampling_keeps_n_questions_about_each_seed_document() -> None:
+    """The paper's Table 5 static arm: questions about the documents the conversations were seeded with."""
+    from ragdive.evaluation.static import StaticItem, sample_per_document
+
+    items = [StaticItem(f"q{d}{i}", "a", d) for d in ("bees", "ants", "wasps") for i in range(4)]
+    chosen = sample_per_document(items, [("ants", "Ants"), ("bees", "Bees")], 2, seed=7)
+    assert [c.document_id for c in chosen] == ["ants", "ants", "bees", "bees"]  # seed order, never wasps
+    assert len({c.question for c in chosen}) == 4
+    assert chosen == sample_per_document(items, [("ants", "Ants"), ("bees", "Bees")], 2, seed=7)  # seeded
+    by_title = sample_per_document(items, [("docs/x", "wasps")], 9, seed=7)  # matched by title, fewer than N
+    assert [c.question for c in by_title] == ["qwasps0", "qwasps1", "qwasps2", "qwasps3"]
+    with pytest.raises(ConfigError, match="no question of the dataset is about a seed document"):
+        sample_per_document(items, [("moths", "Moths")], 2, seed=7)
+
+
+def test_static_per_document_asks_about_the_configs_seed_documents(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("bees", "ants", "moths"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nFacts about {name}.\n")
+    config = tmp_path / "exp.yaml"
+    config.write_text(
+        f"""
+output_dir: {tmp_path / "runs"}
+seed: 3
+corpus: {{path: {docs}}}
+simulation: {{conversations: 2}}
+models:
+  target: {{model: scripted/extract, options: {{responder: "ragdive.targets.reference.doubles:first_passage"}}}}
+target: {{type: reference, retriever: bm25, top_k: 1, index_dir: {tmp_path / "index"}}}
+"""
+    )
+    rows = "".join(f"{d},What about {d} {i}?,{d}\n" for d in ("bees", "ants", "moths") for i in range(3))
+    dataset = tmp_path / "q.csv"
+    dataset.write_text("title,question,answer\n" + rows)
+    assert main(["static", str(dataset), "--target", str(config), "--no-evaluate", "--per-document", "2"]) == 0
+    (run,) = list_runs(tmp_path / "runs")
+    asked = [c.document_ids[0] for c in run.conversations().records]
+    from ragdive.config import load_config
+    from ragdive.simulation import seed_documents
+
+    seeds = [d.id for d in seed_documents(load_config(config))]
+    assert len(seeds) == 2 and sorted(asked) == sorted(seeds * 2)

@@ -43,6 +43,7 @@ async def _static(
     models: list[str],
     metrics: str | None,
     limit: int | None,
+    per_document: int | None,
     output: Path | None,
     evaluate: bool,
 ) -> StaticOutcome:
@@ -56,6 +57,7 @@ async def _static(
                 models=models,
                 metrics=metrics,
                 limit=limit,
+                per_document=per_document,
                 output=output,
                 evaluate=evaluate,
                 hooks=_hooks(progress),
@@ -70,6 +72,13 @@ def static_cmd(
     model: list[str] = typer.Option([], "--model", help="Bind a role: judge=provider/model (repeatable)."),
     metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated single-turn metrics."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Ask only the first N questions."),
+    per_document: int | None = typer.Option(
+        None,
+        "--per-document",
+        min=1,
+        help="Ask up to N questions about each seed document of the config's conversations (corpus, seed, "
+        "simulation.conversations), as the paper's Table 5 static arm.",
+    ),
     output: Path | None = typer.Option(None, "--output", help="Runs folder (default: the config's output_dir)."),
     evaluate: bool = typer.Option(True, "--evaluate/--no-evaluate", help="Score after asking."),
 ) -> None:
@@ -79,7 +88,16 @@ def static_cmd(
     if cfg.target is None:
         raise ConfigError(f"{target}: no `target` section: static mode needs the system under test")
     outcome = asyncio.run(
-        _static(cfg, dataset, models=model, metrics=metrics, limit=limit, output=output, evaluate=evaluate)
+        _static(
+            cfg,
+            dataset,
+            models=model,
+            metrics=metrics,
+            limit=limit,
+            per_document=per_document,
+            output=output,
+            evaluate=evaluate,
+        )
     )
     out.print(f"{outcome.asked} questions asked, {outcome.errors} target errors", markup=False)
     if outcome.evaluation is not None:

@@ -18,6 +18,10 @@ class StaticArmConfig(Section):
     """CSV or JSONL with question and answer columns (relative paths: from the current directory)."""
     limit: int | None = Field(default=None, ge=1)
     """Ask only the first N questions."""
+    per_document: int | None = Field(default=None, ge=1)
+    """Ask up to N questions about each seed document of the cell's conversations (drawn with the base's seed),
+    as the paper's Table 5 asks SQuAD questions about the documents the dynamic conversations were seeded with;
+    none: every question of the dataset (after ``limit``)."""
     metrics: list[str] | None = None
     """Single-turn metrics to score; none given: the experiment's single-turn metrics (else all of them)."""
 

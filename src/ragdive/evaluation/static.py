@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import ConfigError, TargetError
 from ..records import Conversation, QuestionType, Turn
 from ..store import RunRecorder, RunStore
@@ -100,6 +102,33 @@ def load_static_dataset(path: Path | str, *, limit: int | None = None) -> list[S
         doc = str(row.get(doc_col) or "").strip() if doc_col else ""
         items.append(StaticItem(question, answer, doc or f"row-{n}"))
     return items
+
+
+def sample_per_document(
+    items: list[StaticItem], documents: list[tuple[str, str]], per_document: int, *, seed: int
+) -> list[StaticItem]:
+    """Up to ``per_document`` questions about each seed document (the paper's Table 5: static questions about the
+    documents the dynamic conversations were seeded with), drawn with ``seed``; a document matches an item whose
+    document id is the document's id or its title. ``documents`` are (id, title) pairs in seed order; the items
+    come out grouped by document in that order. No item about any seed document is a ConfigError."""
+    by_document: dict[str, list[StaticItem]] = {}
+    for item in items:
+        by_document.setdefault(item.document_id, []).append(item)
+    rng = np.random.default_rng(seed)
+    chosen: list[StaticItem] = []
+    for doc_id, title in documents:
+        pool = by_document.get(doc_id) or by_document.get(title) or []
+        if len(pool) > per_document:
+            keep = sorted(rng.choice(len(pool), size=per_document, replace=False).tolist())
+            pool = [pool[i] for i in keep]
+        chosen.extend(pool)
+    if not chosen:
+        some = ", ".join(sorted(by_document)[:3])
+        raise ConfigError(
+            f"no question of the dataset is about a seed document ({len(documents)} seed documents; the dataset's "
+            f"document ids look like: {some}); its title/document_id column must name the corpus documents"
+        )
+    return chosen
 
 
 def static_conversation_id(index: int) -> str:

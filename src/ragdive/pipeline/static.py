@@ -16,10 +16,11 @@ from ..config import ExperimentConfig
 from ..errors import ConfigError, RagdiveError
 from ..evaluation import EvaluationResult, Evaluator, Judge
 from ..evaluation.metrics import check_metric_names, configured_metrics
-from ..evaluation.static import StaticItem, ask_dataset, load_static_dataset
+from ..evaluation.static import StaticItem, ask_dataset, load_static_dataset, sample_per_document
 from ..models import Model, ModelContext, apply_model_overrides, models_for_roles
 from ..models.selfcheck import check_local_models
 from ..records import Conversation, Score
+from ..simulation import seed_documents
 from ..store import RunRecorder, RunStore
 from ..targets import Target, build_experiment_target
 from .building import build_judge, hold_context, parse_metrics
@@ -72,6 +73,7 @@ async def run_static(
     models: list[str] | None = None,
     metrics: str | None = None,
     limit: int | None = None,
+    per_document: int | None = None,
     output: Path | None = None,
     evaluate: bool = True,
     hooks: StaticHooks | None = None,
@@ -87,6 +89,9 @@ async def run_static(
     if config.target is None:
         raise ConfigError("no `target` section: static mode needs the system under test")
     items = load_static_dataset(dataset, limit=limit)
+    if per_document is not None:  # the paper's Table 5 setup: questions about the dynamic runs' seed documents
+        seeds = [(d.id, d.title) for d in seed_documents(config)]
+        items = sample_per_document(items, seeds, per_document, seed=config.seed)
     names = static_metrics(config, metrics)
     if context is None:  # the target's generator and the judge
         context = hold_context(resources, ModelContext.from_config(config))

@@ -177,6 +177,7 @@ async def run_here(
                     resources,
                     metrics=",".join(arm.metrics) if arm.metrics else None,
                     limit=arm.limit,
+                    per_document=arm.per_document,
                     output=root,
                     context=context,
                     run_id=planned.run_id,

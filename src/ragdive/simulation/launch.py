@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import ExperimentConfig
-from ..corpus import CorpusSummary, SizeLimit, load_corpus
+from ..corpus import CorpusSummary, LoadedCorpus, SizeLimit, load_corpus
 from ..corpus.sampling import SeedSampler
 from ..errors import ConfigError
 from ..models import Model, ModelContext, models_for_roles
 from ..models.selfcheck import check_local_models
+from ..records import Document
 from ..store import RunStore
 from ..targets import Target, build_experiment_target
 from .dialogue import DialogueSettings
@@ -43,6 +44,34 @@ class PreparedRun:
         self.runner.preflight = lambda: check_local_models([*self.models.values(), *self.check_also])
 
 
+def _seed_sampler(config: ExperimentConfig) -> tuple[LoadedCorpus, SeedSampler]:
+    """The corpus as the simulation reads it, and the sampler that draws each conversation's seed documents."""
+    corpus, sim = config.corpus, config.simulation
+    assert corpus is not None
+    size_limit = SizeLimit(corpus.max_document_tokens, corpus.on_oversize) if corpus.max_document_tokens else None
+    loaded = load_corpus(
+        corpus.path, format=corpus.format, limit=corpus.max_documents, encoding=corpus.encoding, size_limit=size_limit
+    )
+    documents = loaded.documents
+    if sim.max_document_chars:
+        documents = [d.model_copy(update={"text": d.text[: sim.max_document_chars]}) for d in documents]
+    return loaded, SeedSampler(documents, seed=config.seed, mode=corpus.sampling, group_size=corpus.group_size)
+
+
+def seed_documents(config: ExperimentConfig) -> list[Document]:
+    """The seed documents the config's conversations are drawn from, each once, in the order conversations first
+    use them. They do not depend on the repeat (repeats ask about the same documents, as the paper's Table 3
+    needs), so a static arm can ask about exactly these."""
+    if config.corpus is None:
+        raise ConfigError("seed documents need a corpus: set corpus.path in the config")
+    _, sampler = _seed_sampler(config)
+    seen: dict[str, Document] = {}
+    for index in range(config.simulation.conversations):
+        for document in sampler.for_conversation(index):
+            seen.setdefault(document.id, document)
+    return list(seen.values())
+
+
 async def prepare_run(
     config: ExperimentConfig,
     resources: AsyncExitStack,
@@ -66,15 +95,7 @@ async def prepare_run(
         raise ConfigError("simulate needs a target: set the target section in the config")
     sim = config.simulation
     personas = resolve_personas(sim.personas, sim.persona_files)
-    corpus = config.corpus
-    size_limit = SizeLimit(corpus.max_document_tokens, corpus.on_oversize) if corpus.max_document_tokens else None
-    loaded = load_corpus(
-        corpus.path, format=corpus.format, limit=corpus.max_documents, encoding=corpus.encoding, size_limit=size_limit
-    )
-    documents = loaded.documents
-    if sim.max_document_chars:
-        documents = [d.model_copy(update={"text": d.text[: sim.max_document_chars]}) for d in documents]
-    sampler = SeedSampler(documents, seed=config.seed, mode=config.corpus.sampling, group_size=config.corpus.group_size)
+    loaded, sampler = _seed_sampler(config)
     plans = plan_conversations(
         sim.conversations, run_seed=config.seed, personas=personas, sampler=sampler, repeat=config.repeat
     )
