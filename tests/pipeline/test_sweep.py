@@ -351,3 +351,22 @@ def test_a_static_arm_with_a_multi_turn_metric_or_a_cell_without_judge_fails_bef
     path.write_text(yaml.safe_dump(data))
     assert main(["sweep", str(path), "-o", str(tmp_path / "other")]) == 2
     assert "need a judge" in capsys.readouterr().err and not (tmp_path / "other").exists()
+
+
+def test_a_static_arm_per_document_asks_about_the_cells_seed_documents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ragdive.config import ExperimentConfig
+    from ragdive.simulation import seed_documents
+
+    path = write_sweep(tmp_path, repeats=1)
+    sweep = yaml.safe_load(path.read_text())
+    sweep["axes"] = {"target.history": ["full"]}
+    sweep["static"] = {"dataset": "static.csv", "per_document": 1}
+    path.write_text(yaml.safe_dump(sweep, sort_keys=False))
+    out = tmp_path / "out"
+    _sweep(path, out, capsys)
+    static_run = RunStore.open(out / "runs" / "c00-static")
+    asked = sorted(c.document_ids[0] for c in static_run.conversations().records)
+    seeds = sorted(d.id for d in seed_documents(ExperimentConfig.model_validate(sweep["base"])))
+    assert asked == seeds and len(seeds) == 2  # 2 conversations, 1 question about each seed document

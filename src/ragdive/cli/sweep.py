@@ -21,14 +21,19 @@ from .sweep_display import print_plan, print_tables
 
 def plan_estimate(plan: SweepPlan, static_dataset: Path | None) -> dict[str, tuple[int, int]]:
     from ..evaluation.metrics import configured_metrics
-    from ..evaluation.static import load_static_dataset
+    from ..evaluation.static import load_static_dataset, sample_per_document
+    from ..simulation import seed_documents
 
     config = plan.baseline.config
     turn = configured_metrics(config.evaluation.metrics, kind="turn")
     every = configured_metrics(config.evaluation.metrics)
     items = 0
     if static_dataset is not None and plan.sweep.static is not None:
-        items = len(load_static_dataset(static_dataset, limit=plan.sweep.static.limit))
+        questions = load_static_dataset(static_dataset, limit=plan.sweep.static.limit)
+        if plan.sweep.static.per_document is not None:
+            seeds = [(d.id, d.title) for d in seed_documents(config)]
+            questions = sample_per_document(questions, seeds, plan.sweep.static.per_document, seed=config.seed)
+        items = len(questions)
     return estimate_calls(plan, turn_metrics=len(turn), conversation_metrics=len(every) - len(turn), static_items=items)
 
 
