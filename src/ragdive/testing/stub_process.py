@@ -17,9 +17,14 @@ from .faults import Fault, ReceivedRequest, fault_from_dict, fault_to_dict
 
 
 class StubProcess:
-    def __init__(self, *, api_key: str | None = None, port: int = 0) -> None:
+    def __init__(
+        self, *, api_key: str | None = None, port: int = 0, latency_s: float = 0.0, reply: str | None = None
+    ) -> None:
+        """``latency_s`` and ``reply`` (a name in stub_server.REPLIES): as the server's --latency and --reply."""
         self.api_key = api_key
         self.port = port
+        self.latency_s = latency_s
+        self.reply = reply
         self.base_url = ""
         self._proc: subprocess.Popen[str] | None = None
 
@@ -27,6 +32,10 @@ class StubProcess:
         cmd = [sys.executable, "-m", "ragdive.testing", "--port", str(self.port)]
         if self.api_key:
             cmd += ["--api-key", self.api_key]
+        if self.latency_s:
+            cmd += ["--latency", str(self.latency_s)]
+        if self.reply:
+            cmd += ["--reply", self.reply]
         self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline().strip()  # the server prints its base URL once it is listening
@@ -57,7 +66,12 @@ class StubProcess:
 
     @property
     def request_count(self) -> int:
-        return int(self._control("GET", "requests")["count"])
+        return int(self._control("GET", "stats")["count"])
+
+    @property
+    def peak_in_flight(self) -> int:
+        """Most chat requests the server was answering at once since it started (or the last reset)."""
+        return int(self._control("GET", "stats")["peak_in_flight"])
 
     def stop(self) -> None:
         if self._proc is not None:

@@ -32,7 +32,10 @@ from starlette.routing import Route
 from .faults import Fault, ReceivedRequest, fault_from_dict
 from .schema_example import example_for_schema
 
-Reply = Callable[[dict[str, Any]], str]
+Reply = Callable[[dict[str, Any]], str | tuple[str, dict[str, Any]]]
+"""A reply is the answer's text, or the text and extra top-level fields of the response (e.g. a RAG's contexts)."""
+REPLIES = {"ragdive-roles": "ragdive.testing.role_replies:ragdive_roles"}
+"""Named replies the stub process can be started with (``--reply``)."""
 
 
 class StubServer:
@@ -44,9 +47,16 @@ class StubServer:
         model: str = "stub-model",
         host: str = "127.0.0.1",
         port: int = 0,
+        latency_s: float = 0.0,
     ) -> None:
-        """``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get 401."""
+        """``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get 401. ``latency_s``: every
+        normal answer waits this long first (a model's fixed latency; waited on the event loop, so requests in
+        flight overlap as they would at a real endpoint)."""
         self.reply = reply
+        self.latency_s = latency_s
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        """Most chat requests being answered at once since the start (or the last reset)."""
         self.api_key = api_key
         self.model = model
         self.host = host
@@ -69,6 +79,7 @@ class StubServer:
         with self._lock:
             self._faults.clear()
             self.requests.clear()
+            self.peak_in_flight = self.in_flight
 
     @property
     def request_count(self) -> int:
@@ -127,6 +138,7 @@ class StubServer:
                 Route("/_stub/plan", self._control_plan, methods=["POST"]),
                 Route("/_stub/reset", self._control_reset, methods=["POST"]),
                 Route("/_stub/requests", self._control_requests, methods=["GET"]),
+                Route("/_stub/stats", self._control_stats, methods=["GET"]),
             ]
         )
 
@@ -143,6 +155,10 @@ class StubServer:
             items = [{**asdict(r), "fault": asdict(r.fault)} for r in self.requests]
         return JSONResponse({"count": len(items), "requests": items})
 
+    async def _control_stats(self, request: Request) -> Response:
+        with self._lock:
+            return JSONResponse({"count": len(self.requests), "peak_in_flight": self.peak_in_flight})
+
     async def _models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [{"id": self.model, "object": "model"}]})
 
@@ -154,6 +170,16 @@ class StubServer:
         return fault
 
     async def _chat(self, request: Request) -> Response:
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            return await self._answer_chat(request)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer_chat(self, request: Request) -> Response:
         raw = await request.body()
         try:
             body = json.loads(raw)
@@ -170,10 +196,13 @@ class StubServer:
             return _error(504, "hung request finally answered")
         if fault.kind == "garbage":
             return PlainTextResponse(fault.body, media_type="application/json")
-        text = fault.body if fault.body else self._answer(body)
-        return JSONResponse(_completion(body, text, self.model))
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        answer = fault.body if fault.body else self._answer(body)
+        text, extra = answer if isinstance(answer, tuple) else (answer, {})
+        return JSONResponse({**_completion(body, text, self.model), **extra})
 
-    def _answer(self, body: dict[str, Any]) -> str:
+    def _answer(self, body: dict[str, Any]) -> str | tuple[str, dict[str, Any]]:
         if self.reply is not None:
             return self.reply(body)
         schema = _requested_schema(body.get("response_format"))
@@ -227,15 +256,22 @@ async def _sleep_unless_gone(request: Request, seconds: float) -> None:
 
 
 def main() -> None:
-    """``python -m ragdive.testing [--port N] [--api-key K]``: serve until stopped; the first
-    stdout line is the base URL (StubProcess reads it)."""
+    """``python -m ragdive.testing [--port N] [--api-key K] [--latency S] [--reply ragdive-roles]``: serve until
+    stopped; the first stdout line is the base URL (StubProcess reads it)."""
     import argparse
+    import importlib
 
     parser = argparse.ArgumentParser(description="Serve the ragdive stub OpenAI-compatible API on loopback.")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--api-key", default=None)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds every normal answer waits")
+    parser.add_argument("--reply", choices=sorted(REPLIES), default=None, help="a named reply (default: schema echo)")
     args = parser.parse_args()
-    with StubServer(port=args.port, api_key=args.api_key) as server:
+    reply = None
+    if args.reply:
+        module, _, name = REPLIES[args.reply].partition(":")
+        reply = getattr(importlib.import_module(module), name)
+    with StubServer(port=args.port, api_key=args.api_key, latency_s=args.latency, reply=reply) as server:
         print(server.base_url, flush=True)
         try:
             while True:
