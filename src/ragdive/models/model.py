@@ -94,6 +94,12 @@ class Model:
             cache.put(key, completion)
         return completion
 
+    async def settled(self) -> None:
+        """Return once this model's cached answers so far are on disk: await it before writing a record that
+        was made from them (the cache commits in batches, off the event loop)."""
+        if self.context.cache is not None:
+            await self.context.cache.settled()
+
     async def aclose(self) -> None:
         await self.backend.aclose()
 

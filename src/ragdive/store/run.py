@@ -148,8 +148,16 @@ class RunStore:
     def append_rejection(self, rejection: Rejection) -> None:
         self._rejections.append(rejection)
 
+    def append_rejections(self, rejections: list[Rejection]) -> None:
+        """A conversation's rejections in one write and one fsync."""
+        self._rejections.append_many(rejections)
+
     def append_score(self, score: Score) -> None:
         self._evaluations.append(score)
+
+    async def write_score(self, score: Score) -> None:
+        """Group-committed: returns once the score's line is fsync'ed; concurrent scores share the fsync."""
+        await self._evaluations.write(score)
 
     def append_scores(self, scores: Iterable[Score]) -> None:
         for score in scores:
