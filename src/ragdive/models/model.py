@@ -44,6 +44,7 @@ class Model:
         self.spec = spec or ModelSpec(model=backend.name)
         self.context = context or ModelContext()
         self.limiter = self.context.limiter_for(self.spec)
+        backend.size_for(self.limiter.max_concurrency)
         self.retry = RetryPolicy(max_retries=self.spec.max_retries, backoff_s=self.spec.backoff_s)
         self.price = price_for(self.spec)
         self._base_params = GenerateParams(**self.spec.params)

@@ -20,6 +20,7 @@ import os
 import weakref
 from typing import Any
 
+import httpx
 from pydantic import BaseModel
 
 from ...errors import ConfigError, ModelError
@@ -33,6 +34,8 @@ try:
 except ImportError as exc:  # pragma: no cover - openai is a core dependency
     raise ConfigError("the openai backend needs the `openai` package: pip install openai") from exc
 
+DEFAULT_POOL = 16
+"""Connections before the wrapper says how many calls it will have in flight."""
 MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 _FORMAT_WORDS = ("response_format", "json_schema", "schema", "json_object", "grammar")
@@ -67,6 +70,7 @@ class OpenAIBackend(ModelBackend):
             raise ConfigError(f"{name}: options.structured must be auto or one of {', '.join(MODES)}")
         self._modes = list(MODES) if structured == "auto" else [structured]
         self._key = key
+        self._pool = DEFAULT_POOL
         # An HTTP client's connections belong to one event loop; a Model may be used from several (tests, a CLI
         # calling asyncio.run twice), so keep one client per loop. Passing our own httpx client also avoids the
         # SDK wrapper's __del__, which schedules a close on whatever loop is running at GC time.
@@ -82,9 +86,18 @@ class OpenAIBackend(ModelBackend):
                 api_key=self._key,
                 base_url=self.base_url,
                 max_retries=0,
-                http_client=openai.DefaultAsyncHttpxClient(),
+                http_client=openai.DefaultAsyncHttpxClient(limits=self._limits()),
             )
         return client
+
+    def size_for(self, max_in_flight: int) -> None:
+        # The SDK's client keeps at most 100 connections alive (of 1,000): with more calls in flight than that,
+        # every finished call closes a connection and the next one opens a new TCP (and TLS) connection — issue
+        # 13 counted 4,778 connects for 12,118 requests at 1,000 in flight. One kept-alive connection per slot.
+        self._pool = max(self._pool, max_in_flight)
+
+    def _limits(self) -> httpx.Limits:
+        return httpx.Limits(max_connections=self._pool, max_keepalive_connections=self._pool, keepalive_expiry=30)
 
     @property
     def structured_mode(self) -> str:
