@@ -9,7 +9,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
-from ..records import Conversation, ModelSpend, Score, Usage
+from ..records import Conversation, ModelLimit, ModelSpend, Score, Usage
 from ..store import RunRecorder, RunStore, ScoreKey, score_key
 from .judging import JudgeProtocol
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
@@ -216,7 +216,8 @@ class Evaluator:
         finally:  # on an interrupt or a bug the jobs in flight are stopped; what finished is already written
             result.judge_calls = self.judge.calls - calls_before
             spent = _spent(usage_before, self.judge.usage)
-            record_scoring(store, self.judge.name, result.written > 0, spent, result.judge_calls)
+            limits = [limit for model in self.judge.local_models for limit in model.context.limits()]
+            record_scoring(store, self.judge.name, result.written > 0, spent, result.judge_calls, limits)
         return result
 
 
@@ -243,7 +244,9 @@ def _spent(before: Usage | None, after: Usage | None) -> Usage | None:
     )
 
 
-def record_scoring(store: RunStore, judge: str, wrote: bool, usage: Usage | None, calls: int) -> None:
+def record_scoring(
+    store: RunStore, judge: str, wrote: bool, usage: Usage | None, calls: int, limits: list[ModelLimit] | None = None
+) -> None:
     """Scores are recounted from evaluations.jsonl by the run recorder; the judge's spend is added to the run's,
     and the judge named in the manifest once it wrote a score."""
     spend = None
@@ -259,7 +262,7 @@ def record_scoring(store: RunStore, judge: str, wrote: bool, usage: Usage | None
             )
         ]
     models = {**store.read_manifest().models, **({"judge": judge} if wrote else {})}
-    RunRecorder(store).record(spend=spend, models=models)
+    RunRecorder(store).record(spend=spend, limits=limits or [], models=models)
 
 
 def _stamped(conv: Conversation, make: Callable[[], Awaitable[Score]]) -> Callable[[], Awaitable[Score]]:

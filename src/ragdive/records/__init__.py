@@ -15,7 +15,7 @@ from .conversation import (
     rejection_id,
 )
 from .corpus import Document, Persona
-from .manifest import SCHEMA_VERSION, ModelSpend, RunManifest, RunProcess, Totals
+from .manifest import SCHEMA_VERSION, ModelLimit, ModelSpend, RunManifest, RunProcess, Totals
 from .scoring import Score
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "Conversation",
     "Document",
     "FailedCheck",
+    "ModelLimit",
     "ModelSpend",
     "Persona",
     "QuestionType",
