@@ -138,7 +138,7 @@ async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
 
 async def sdk_replay(base_url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
     """The floor: the official client, default settings, the same request bodies, ``concurrency`` in flight."""
-    client = openai.AsyncOpenAI(base_url=base_url, api_key="no-key", max_retries=0)
+    client = openai.AsyncOpenAI(base_url=base_url, api_key="no-key")  # its default retries, as a user has them
     queue = iter(bodies)
 
     async def worker() -> None:

@@ -95,6 +95,7 @@ class CompletionCache:
         self._error: BaseException | None = None
         self._wake = threading.Condition(self._lock)
         self._closing = False
+        self._writer_idle = False
         self._writer = threading.Thread(target=self._write_loop, name="ragdive-cache-writer", daemon=True)
         self._writer.start()
 
@@ -143,7 +144,8 @@ class CompletionCache:
             self._pending.pop(key, None)  # re-inserted last: the newest write of a key wins
             self._pending[key] = row
             self._queued += 1
-            self._wake.notify()
+            if self._writer_idle:  # a busy writer takes this with its next batch: no wake-up (and GIL hand-off) each
+                self._wake.notify_all()  # flush() may wait on the same condition
 
     async def settled(self) -> None:
         """Return once every entry put so far is committed (shared with whoever else waits: one commit)."""
@@ -172,7 +174,9 @@ class CompletionCache:
         while True:
             with self._lock:
                 while not self._pending and not self._closing:
+                    self._writer_idle = True
                     self._wake.wait()
+                self._writer_idle = False
                 if not self._pending:
                     return  # closing, and everything is committed
                 batch, upto = dict(self._pending), self._queued  # stays readable from memory while committing

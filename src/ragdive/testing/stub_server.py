@@ -100,7 +100,13 @@ class StubServer:
         sock.bind((self.host, self.port))  # port 0: the OS picks a free one, no race between pick and bind
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self._app(), log_level="warning", lifespan="off", timeout_graceful_shutdown=1, access_log=False
+            self._app(),
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+            access_log=False,
+            timeout_keep_alive=30,  # above clients' 5 s keep-alive: no reuse of a connection being closed
+            backlog=4096,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(

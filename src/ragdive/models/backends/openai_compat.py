@@ -31,6 +31,7 @@ from .openai_shape import completion_from_choice
 
 try:
     import openai
+    from openai.types.chat import ChatCompletion
 except ImportError as exc:  # pragma: no cover - openai is a core dependency
     raise ConfigError("the openai backend needs the `openai` package: pip install openai") from exc
 
@@ -97,7 +98,9 @@ class OpenAIBackend(ModelBackend):
         self._pool = max(self._pool, max_in_flight)
 
     def _limits(self) -> httpx.Limits:
-        return httpx.Limits(max_connections=self._pool, max_keepalive_connections=self._pool, keepalive_expiry=30)
+        # keepalive_expiry stays httpx's 5 s: below the idle timeout of common servers (uvicorn 5 s, nginx 75 s), so the
+        # client never reuses a connection the server is closing
+        return httpx.Limits(max_connections=self._pool, max_keepalive_connections=self._pool)
 
     @property
     def structured_mode(self) -> str:
@@ -126,8 +129,17 @@ class OpenAIBackend(ModelBackend):
 
     async def _send(self, messages: list[dict[str, str]], request: dict[str, Any]) -> Completion:
         try:
-            create: Any = self._client().chat.completions.create  # the SDK's overloads don't fit a kwargs dict
-            response = await create(model=self.model_id, messages=messages, **request)
+            # The client's own post, not chat.completions.create: create() walks the whole request through the SDK's
+            # typed-dict transform (aliases and formats that plain chat messages and a JSON schema never have),
+            # which cost ~8 ms of CPU per call with a judge's schema here (issue 13's profile) — the same request
+            # on the wire, the same errors and the same parsed ChatCompletion, without it.
+            extra = request.get("extra_body") or {}
+            body = {
+                "model": self.model_id,
+                "messages": messages,
+                **{k: v for k, v in request.items() if k != "extra_body"},
+            }
+            response = await self._client().post("/chat/completions", body={**body, **extra}, cast_to=ChatCompletion)
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from exc
         except openai.APITimeoutError as exc:
