@@ -33,6 +33,10 @@ from ..records import Usage
 from .base import Completion, GenerateParams, Message
 
 SCHEMA_VERSION = 1
+COALESCE_S = 0.05
+ROWS_PER_INSERT = 200
+"""4 parameters a row: 800, within SQLite's oldest limit of 999 per statement."""
+"""The writer's pause between commits: what is put meanwhile is committed together."""
 DB_NAME = "completions.sqlite3"
 
 
@@ -87,6 +91,8 @@ class CompletionCache:
         self.misses = 0
         # written but not yet committed: key -> row (None: a discard), in put order
         self._pending: dict[str, Row | None] = {}
+        self._batch: list[tuple[str, Row | None]] = []
+        """Writes not yet taken by the writer, in order (swapped out whole: no copying under the lock)."""
         self._queued = 0
         """Sequence number of the last put or discard."""
         self._committed = 0
@@ -141,8 +147,8 @@ class CompletionCache:
         with self._lock:
             if self._closing:
                 raise RuntimeError("the model cache is closed")
-            self._pending.pop(key, None)  # re-inserted last: the newest write of a key wins
             self._pending[key] = row
+            self._batch.append((key, row))
             self._queued += 1
             if self._writer_idle:  # a busy writer takes this with its next batch: no wake-up (and GIL hand-off) each
                 self._wake.notify_all()  # flush() may wait on the same condition
@@ -173,22 +179,22 @@ class CompletionCache:
     def _write_loop(self) -> None:
         while True:
             with self._lock:
-                while not self._pending and not self._closing:
+                while not self._batch and not self._closing:
                     self._writer_idle = True
                     self._wake.wait()
                 self._writer_idle = False
-                if not self._pending:
+                if not self._batch:
                     return  # closing, and everything is committed
-                batch, upto = dict(self._pending), self._queued  # stays readable from memory while committing
+                taken, self._batch, upto = self._batch, [], self._queued
+            batch = dict(taken)  # the last write of each key wins
             error = self._commit(batch)
             with self._lock:
                 for key, row in batch.items():
                     if key in self._pending and self._pending[key] is row:  # not rewritten meanwhile
                         del self._pending[key]
                 self._error = self._error or error
-                # nothing left pending: whatever was queued meanwhile was a rewrite this batch already holds
-                self._committed = self._queued if not self._pending else upto
-                ready = [w for w in self._waiters if w[0] <= self._committed or error is not None]
+                self._committed = upto
+                ready = [w for w in self._waiters if w[0] <= upto or error is not None]
                 self._waiters = [w for w in self._waiters if w not in ready]
                 self._wake.notify_all()
             for _, loop, done in ready:
@@ -198,6 +204,9 @@ class CompletionCache:
                     pass
             if error is not None:
                 return
+            if not self._closing:
+                # let the next batch gather: fewer commits, and fewer wake-ups taking the GIL from the event loop
+                time.sleep(COALESCE_S)
 
     def _commit(self, batch: dict[str, Row | None]) -> BaseException | None:
         rows = [row for row in batch.values() if row is not None]
@@ -206,9 +215,14 @@ class CompletionCache:
             self._writer_db.execute("BEGIN IMMEDIATE")
             if gone:
                 self._writer_db.executemany("DELETE FROM completions WHERE key = ?", gone)
-            if rows:
-                self._writer_db.executemany(
-                    "INSERT OR REPLACE INTO completions (key, model, created, value) VALUES (?, ?, ?, ?)", rows
+            # many rows per statement: executemany steps (and gives up and takes back the GIL) once per row, and
+            # every hand-back can stall the event loop's thread on a busy machine
+            for start in range(0, len(rows), ROWS_PER_INSERT):
+                chunk = rows[start : start + ROWS_PER_INSERT]
+                self._writer_db.execute(
+                    "INSERT OR REPLACE INTO completions (key, model, created, value) VALUES "
+                    + ",".join(["(?, ?, ?, ?)"] * len(chunk)),
+                    [field for row in chunk for field in row],
                 )
             self._writer_db.execute("COMMIT")
         except sqlite3.Error as exc:
