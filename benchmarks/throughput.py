@@ -189,7 +189,10 @@ def load() -> str:
 
 
 def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conversations: int, turns: int) -> None:
-    with StubProcess(latency_s=latency, reply="ragdive-roles") as stub, tempfile.TemporaryDirectory() as tmp:
+    with (
+        StubProcess(latency_s=latency, reply="ragdive.testing.role_replies:ragdive_roles") as stub,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         out = Path(tmp)
         big = asyncio.run(
             ragdive_run(stub, experiment(stub.base_url, corpus, out / "big", conversations, turns, args.concurrency))

@@ -14,10 +14,14 @@ PERSONAS = ("curious", "precise")
 LATER_TYPES = ("follow-up", "clarification", "follow-up", "comparative", "correction")
 
 
-def write_scripted_run(root: Path, conversations: int = 4, turns: int = 3) -> RunStore:
+def write_scripted_run(root: Path, conversations: int = 4, turns: int = 3, documents: int | None = None) -> RunStore:
     """A finished run: conversation i has persona PERSONAS[i % 2]; turn 1 is `initial`, later turns cycle through
     LATER_TYPES shifted by i; correctness is scored per turn (unscored at turn 2 of every third conversation);
-    forgetfulness per conversation; conversation 0's first answer is HOSTILE."""
+    forgetfulness per conversation; conversation 0's first answer is HOSTILE.
+
+    Each conversation has its own seed document, unless ``documents`` is given: then conversation i's is
+    doc-(i % documents), so conversations share documents (repeats for uniqueness), all asking the same questions
+    but at their last turn, where each asks its own."""
     store = RunStore.create(
         root,
         run_id="20260101-000000-report",
@@ -33,6 +37,9 @@ def write_scripted_run(root: Path, conversations: int = 4, turns: int = 3) -> Ru
         c = make_conversation(f"conv-{i}", turns=turns, index=i)
         c.persona = PERSONAS[i % 2]
         c.document_ids = [f"doc-{i}"]  # no repeats: uniqueness has nothing to compare, no embedder loads
+        if documents:
+            c.document_ids = [f"doc-{i % documents}"]
+            c.turns[-1].standalone_question = f"the last question of conversation {i}?"
         for t in c.turns[1:]:
             t.question_type = LATER_TYPES[(t.index + i) % len(LATER_TYPES)]  # type: ignore[assignment]
         if i == 0:

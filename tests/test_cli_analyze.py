@@ -131,6 +131,7 @@ def test_analyze_json_prints_the_known_shares_and_duplicates(runs: list[str], ca
         "overruled": 1,
         "first_try_rate": 11 / 12,
         "overruled_share": 1 / 12,
+        "unrecorded": 0,  # every simulated turn has a validator history
     }
 
     f = a["lapses"]["forgetfulness"]

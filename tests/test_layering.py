@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "ragdive"
 
 # Each package and the packages it may import (besides the shared floor: errors, records, config, and the small
 # top-level helpers). Lower floors first.
-SHARED = {"errors", "records", "config", "_version", "importing", "redaction", "prompt_files"}
+SHARED = {"errors", "records", "config", "_version", "importing", "redaction", "prompt_files", "retrying"}
 ALLOWED: dict[str, set[str]] = {
     "records": set(),
     "config": set(),
@@ -26,7 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"store", "analysis"},
     "interop": {"store"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
-    "api": {"pipeline", "simulation", "evaluation", "store", "analysis"},
+    "api": {"pipeline", "simulation", "evaluation", "store", "analysis", "interop"},
     "cli": {
         "pipeline",
         "simulation",

@@ -72,3 +72,57 @@ def test_report_data_holds_the_run(tmp_path: Path) -> None:
     assert summary["correctness"]["unscored_reasons"] == {"judge failed": 1}
     assert ("seed", "7") in data["setup"] and ("corpus", "corpus/docs") in data["setup"]
     assert data["conversations"][0]["has_unscored"] and not data["conversations"][1]["has_unscored"]
+
+
+def test_the_vendored_plotly_js_is_the_official_bundle_for_this_plotly() -> None:
+    import hashlib
+
+    from plotly.offline import get_plotlyjs_version
+
+    from ragdive.report import html
+
+    js = html.PLOTLY_JS.read_bytes()
+    assert hashlib.sha256(js).hexdigest() == html.PLOTLY_JS_SHA256  # unchanged since vendored (vendor/README.md)
+    assert js.startswith(f"/**\n* plotly.js (cartesian - minified) v{html.PLOTLY_JS_VERSION}\n".encode())
+    assert (html.PLOTLY_JS.parent / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    # plotly.py writes the figure JSON for its own plotly.js: same major version (the schema can break between
+    # majors; vendor/README.md says how to update)
+    assert html.PLOTLY_JS_VERSION.split(".")[0] == get_plotlyjs_version().split(".")[0]
+
+
+def test_judged_uniqueness_is_shown_beside_the_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragdive.cli import analyze
+    from ragdive.evaluation import Judge
+    from ragdive.models import get_model
+
+    asked: list[str] = []
+
+    def all_the_same(messages: list, schema: object) -> dict[str, object]:
+        asked.append(messages[-1].content)
+        return {"reason": "same focus", "same": True}  # a scripted judge: every differently worded pair is one
+
+    monkeypatch.setattr(analyze, "build_judge", lambda model: Judge(get_model("scripted/j", responder=all_the_same)))
+    store = write_scripted_run(tmp_path, conversations=6, turns=3, documents=3)
+    args = [str(store.path), "--uniqueness", "exact", "--judge", "scripted/j"]
+    assert main(["analyze", *args, "--json"]) == 0
+    analysis = json.loads(capsys.readouterr().out)["groups"]["all"]
+    assert main(["report", *args]) == 0
+    html = store.report_path.read_text(encoding="utf-8")
+
+    def rows(method: str) -> dict[str, list[str]]:
+        table = re.search(rf'<table data-method="{method}">(.*?)</table>', html, re.S)
+        assert table is not None, method
+        found = re.findall(r'<tr data-turn="([^"]+)">(.*?)</tr>', table.group(1), re.S)
+        return {turn: re.findall(r"<td>([^<]*)</td>", cells) for turn, cells in found}
+
+    judged, exact = rows("judge"), rows("exact")
+    for method, shown in (("judge", judged), ("exact", exact)):
+        u = analysis["uniqueness_judge" if method == "judge" else "uniqueness"]
+        assert {t: row[2] for t, row in shown.items() if t != "all"} == {
+            t: str(v["unique"]) for t, v in u["per_turn"].items()
+        }
+    # the last turn's questions differ in their text: unique by exact text, all the same for this judge
+    assert exact["3"][2] == "6" and judged["3"][2] == "0"
+    assert asked  # the judge was really asked

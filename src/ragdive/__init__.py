@@ -1,8 +1,8 @@
 """ragdive: evaluate RAG systems through simulated multi-turn conversations.
 
-The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `compare` and their result
-types) lives in `ragdive.api` and is imported on first use, so `import ragdive` stays cheap (no models, numpy or
-rich until a run needs them).
+The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `sweep`, `asweep`, `replay`,
+`areplay`, `compare` and their result types) lives in `ragdive.api` and is imported on first use, so `import
+ragdive` stays cheap (no models, numpy or rich until a run needs them).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -23,13 +23,19 @@ if TYPE_CHECKING:
         Comparison,
         MetricResult,
         RunResult,
+        SweepResult,
         aevaluate,
+        areplay,
         arun,
         asimulate,
+        asweep,
         compare,
         evaluate,
+        import_run,
+        replay,
         run,
         simulate,
+        sweep,
     )
 
 _API = frozenset(
@@ -37,13 +43,19 @@ _API = frozenset(
         "Comparison",
         "MetricResult",
         "RunResult",
+        "SweepResult",
         "aevaluate",
+        "areplay",
         "arun",
         "asimulate",
+        "asweep",
         "compare",
         "evaluate",
+        "import_run",
+        "replay",
         "run",
         "simulate",
+        "sweep",
     )
 )
 
@@ -66,13 +78,19 @@ __all__ = [
     "RagdiveError",
     "RunResult",
     "StoreError",
+    "SweepResult",
     "TargetError",
     "__version__",
     "aevaluate",
+    "areplay",
     "arun",
     "asimulate",
+    "asweep",
     "compare",
     "evaluate",
+    "import_run",
+    "replay",
     "run",
     "simulate",
+    "sweep",
 ]

@@ -1,5 +1,5 @@
-"""The Python API, as first-class as the command line: `run`, `simulate`, `evaluate` (and their `a...` coroutine
-forms) and `compare`, returning typed results instead of printing.
+"""The Python API, as first-class as the command line: `run`, `simulate`, `evaluate`, `sweep`, `replay` (and their
+`a...` coroutine forms), `compare` and `import_run`, returning typed results instead of printing.
 
 Each call opens one AsyncExitStack, as a command does, so every model, target and cache it built is closed once,
 however it ends. The sync forms are this API's edge, as `asyncio.run` in `ragdive.cli` is the command line's:
@@ -183,6 +183,83 @@ async def aevaluate(
     return _result(outcome.store, outcome.metrics)
 
 
+@dataclass(frozen=True)
+class SweepResult:
+    sweep_dir: Path
+    status: str
+    """finished, or failed / budget_exceeded when a run did not finish (the others are kept)."""
+    runs: dict[str, str]
+    """Run id -> status; the run directories are ``sweep_dir / "runs" / run_id``."""
+    tables: dict[str, Any]
+    """Tables 2, 4 (and 5) as in the sweep's tables.json."""
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+async def asweep(
+    config: str | Path | Mapping[str, Any],
+    *,
+    output: str | Path | None = None,
+    resume: bool = False,
+    arrow: str = "absolute:0.05",
+    no_cache: bool = False,
+    cache_dir: str | Path | None = None,
+) -> SweepResult:
+    """Run a sweep (`ragdive sweep`): a path to its YAML or the sweep config as a mapping (a relative ``base``
+    is then read from the current directory). ``resume=True`` continues the sweep in ``output``."""
+    from .analysis.arrows import ArrowRule
+    from .config.sweep import SweepConfig
+    from .pipeline.sweep import open_sweep, run_sweep, static_dataset_path
+    from .pipeline.sweep_plan import plan_sweep
+
+    rule = ArrowRule.parse(arrow)
+    file = Path(config) if isinstance(config, str | Path) else None
+    sweep = load_config(file, SweepConfig) if file else validate_config(dict(config), SweepConfig, source="sweep")  # type: ignore[arg-type]
+    plan = plan_sweep(sweep, file)
+    dataset = static_dataset_path(plan, file)
+    directory = (
+        Path(output)
+        if output is not None
+        else Path(sweep.output_dir) / (sweep.name or (file.stem if file else "sweep"))
+    )
+    store = open_sweep(plan, directory, resume=resume)
+    outcome = await run_sweep(plan, store, static_dataset=dataset, no_cache=no_cache, cache_dir=cache_dir, arrow=rule)
+    return SweepResult(store.path, outcome.status, dict(outcome.statuses), outcome.tables or {}, dict(outcome.errors))
+
+
+def sweep(config: str | Path | Mapping[str, Any], **options: Any) -> SweepResult:
+    """`asweep`, waited for; works inside a running event loop (Jupyter) too."""
+    return run_sync(lambda: asweep(config, **options))
+
+
+async def areplay(
+    run_dir: str | Path,
+    target: str | Path,
+    *,
+    models: Sequence[str] = (),
+    metrics: Sequence[str] | None = None,
+    output: str | Path | None = None,
+    resume: str | Path | None = None,
+    evaluate: bool = True,
+) -> RunResult:
+    """Frozen-user replay (`ragdive replay`): ``run_dir``'s recorded user messages sent to the target of the YAML
+    file ``target``, into a new run of kind ``replay`` (or ``resume``'s), scored unless ``evaluate=False``. Pair it
+    with its source in `compare`. Later turns were written in reaction to the source's answers: see the README."""
+    from .pipeline import run_replay
+
+    async with AsyncExitStack() as resources:
+        outcome = await run_replay(
+            Path(run_dir),
+            Path(target),
+            resources,
+            models=list(models),
+            metrics=_names(metrics),
+            output=_path(output),
+            resume=_path(resume),
+            evaluate=evaluate,
+        )
+    return _result(outcome.store, outcome.metrics if outcome.evaluation is not None else None, outcome.error)
+
+
 def run(config: ConfigLike, **options: Any) -> RunResult:
     """`arun`, waited for; works inside a running event loop (Jupyter) too."""
     return run_sync(lambda: arun(config, **options))
@@ -196,6 +273,11 @@ def simulate(config: ConfigLike, **options: Any) -> RunResult:
 def evaluate(run_dir: str | Path, **options: Any) -> RunResult:
     """`aevaluate`, waited for; works inside a running event loop (Jupyter) too."""
     return run_sync(lambda: aevaluate(run_dir, **options))
+
+
+def replay(run_dir: str | Path, target: str | Path, **options: Any) -> RunResult:
+    """`areplay`, waited for; works inside a running event loop (Jupyter) too."""
+    return run_sync(lambda: areplay(run_dir, target, **options))
 
 
 def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | None = None) -> list[Comparison]:
@@ -215,6 +297,17 @@ def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | N
         Comparison(_name(base), _name(c), compare_configurations(base, c, wanted, lower_is_better=LOWER_IS_BETTER))
         for c in groups[1:]
     ]
+
+
+def import_run(
+    source_format: str, files: Sequence[str | Path], output: str | Path, *, name: str | None = None
+) -> RunResult:
+    """Import another tool's files (``ragdive-reference``, ``ragas`` or ``deepeval``) as the run directory
+    ``output`` (kind ``imported``; `ragdive import` does the same). Its scores are summarised as any run's."""
+    from .interop.imports import import_run as write_imported
+
+    store = write_imported(source_format, [Path(f) for f in files], Path(output), name=name)
+    return _result(store, None)
 
 
 def _name(runs: list[Any]) -> str:

@@ -70,6 +70,73 @@ def test_stub_in_its_own_process_is_programmed_over_its_control_api() -> None:
         assert server.request_count == 0
 
 
+def _structured(schema_name: str = "X") -> dict[str, object]:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+    return {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": schema_name, "schema": schema}},
+    }
+
+
+def test_reset_truncated_and_wrong_shape_faults() -> None:
+    import json
+
+    import pytest
+
+    with StubServer() as server:
+        server.plan(Fault.reset(), Fault.truncated(), Fault.wrong_shape())
+        url = f"{server.base_url}/chat/completions"
+        with pytest.raises(httpx.RemoteProtocolError):
+            httpx.post(url, json=_structured())  # the peer went away mid-reply
+        truncated = httpx.post(url, json=_structured()).json()["choices"][0]["message"]["content"]
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(truncated)
+        assert '{"a": "stub"}'.startswith(truncated)
+        assert json.loads(httpx.post(url, json=_structured()).json()["choices"][0]["message"]["content"]) == {
+            "unexpected": True
+        }
+        assert [r.fault.family for r in server.requests] == ["transport", "content", "content"]
+
+
+def test_random_faults_per_family_are_seeded_and_at_their_rate() -> None:
+    import random
+
+    from ragdive.testing import FaultRates
+
+    def families(rates: FaultRates, n: int = 1000) -> list[str]:
+        rng = random.Random(rates.seed)
+        return [rates.draw(rng).family for _ in range(n)]
+
+    transport = families(FaultRates(transport=0.3, seed=5))
+    assert transport == families(FaultRates(transport=0.3, seed=5))  # the same requests fail
+    assert set(transport) == {"ok", "transport"} and 240 <= transport.count("transport") <= 360
+    content = families(FaultRates(content=0.5, seed=1))
+    assert set(content) == {"ok", "content"} and 420 <= content.count("content") <= 580
+    with StubServer() as server:  # and the server draws them for every request past its plan
+        server.plan(Fault.ok()).chaos(FaultRates(content=1.0, seed=2))
+        with httpx.Client() as client:
+            for _ in range(6):
+                client.post(f"{server.base_url}/chat/completions", json=_structured())
+        assert [r.fault.family for r in server.requests] == ["ok"] + ["content"] * 5
+
+
+def test_the_offline_reply_answers_each_role_over_http() -> None:
+    import json
+
+    from ragdive.testing.offline import stub_reply
+
+    with StubServer(reply=stub_reply) as server:
+        url = f"{server.base_url}/chat/completions"
+        verdict = json.loads(
+            httpx.post(url, json=_structured("VerdictOutput")).json()["choices"][0]["message"]["content"]
+        )
+        assert verdict["valid"] is True
+        answer = httpx.post(url, json={"model": "m", "messages": [{"role": "user", "content": "Why?"}]}).json()
+        assert answer["choices"][0]["message"]["content"] == "As far as I know: Why?"
+        assert answer["contexts"] == [{"text": "Why?", "source": "echo"}]
+
+
 def test_latency_overlaps_requests_in_flight_and_the_peak_is_counted() -> None:
     from concurrent.futures import ThreadPoolExecutor
 

@@ -45,6 +45,21 @@ def test_select_history_policies() -> None:
         select_history(HISTORY, "last:0")
 
 
+def test_last_n_names_its_unit_utterances_or_exchanges() -> None:
+    assert select_history(HISTORY, "last:3u") == select_history(HISTORY, "last:3") == HISTORY[3:]
+    assert select_history(HISTORY, "last:1x") == HISTORY[4:]  # a question and its answer
+    assert select_history(HISTORY, "last:2x") == HISTORY[2:]
+    assert select_history(HISTORY, "last:5x") == HISTORY
+    unanswered = [*HISTORY, Message(role="user", content="Q4?")]  # a turn the target failed on
+    assert select_history(unanswered, "last:1x") == unanswered[-1:]
+    for wrong in ("last:3y", "last:x", "last:0x"):
+        with pytest.raises(ConfigError, match="last:Nx"):
+            select_history(HISTORY, wrong)
+        with pytest.raises(ValueError):
+            ReferenceTargetConfig(history=wrong)
+    assert ReferenceTargetConfig(history="last:2x").history == "last:2x"
+
+
 @pytest.mark.parametrize(
     ("policy", "expected"),
     [
@@ -52,6 +67,7 @@ def test_select_history_policies() -> None:
         ("first", ["Q1 about bees?"]),
         ("last:1", ["A3"]),
         ("last:3", ["A2", "Q3 about chess?", "A3"]),
+        ("last:1x", ["Q3 about chess?", "A3"]),
         ("full", [m.content for m in HISTORY]),
     ],
 )
@@ -198,6 +214,8 @@ async def test_a_base_profile_generator_gets_the_few_shot_answer_prompt_and_stop
         ("full", "Tell me about Etna in Sicily\nWhen did it last erupt?"),
         ("first", "Tell me about Etna in Sicily\nWhen did it last erupt?"),
         ("none", "When did it last erupt?"),
+        ("last:1u", "When did it last erupt?"),  # the one utterance kept is the answer: no user message
+        ("last:1x", "Tell me about Etna in Sicily\nWhen did it last erupt?"),
     ],
 )
 async def test_the_history_policy_reaches_the_retriever(corpus: Path, tmp_path: Path, policy: str, query: str) -> None:
@@ -206,7 +224,7 @@ async def test_the_history_policy_reaches_the_retriever(corpus: Path, tmp_path: 
     history = [Message(role="user", content="Tell me about Etna in Sicily"), Message(role="assistant", content="A")]
     reply = await rag(corpus, tmp_path, model, history=policy).answer("When did it last erupt?", history)
     assert reply.raw["query"] == query
-    if policy != "none":
+    if policy not in ("none", "last:1u"):
         assert reply.contexts[0].source == "volcanoes"
     alone = await rag(corpus, tmp_path, model, history=policy, retrieval_history=False).answer(
         "When did it last erupt?", history

@@ -5,7 +5,8 @@
 - Table 5 marker: an arrow for an absolute change of 0.05 or more against the baseline mean, as the paper marks
   them (its Table 5: 0.67 -> 0.63 and 0.07 -> 0.10 carry none, 0.93 -> 0.88 and 0.97 -> 0.92 do). The arrow
   shows the direction of the value; whether that is better depends on the metric (``lower_is_better``).
-- A paired test on shared seed documents (shared questions when both sides are static runs): per pair key, the
+- A paired test on shared seed documents (shared questions when both sides are static runs; shared turns, by
+  conversation id and turn index, when one side is a replay of the other's run): per pair key, the
   mean of the metric's scored items in each configuration; the differences get a sign-flip permutation test
   (scipy.stats.permutation_test, paired) for the p-value, a bootstrap CI of the mean difference, and Cohen's d_z
   (mean difference / SD of differences).
@@ -81,7 +82,11 @@ def paired_test(baseline: np.ndarray, candidate: np.ndarray, *, n_resamples: int
 def document_means(runs: list[RunScores], metric: str, *, by: str = "documents") -> dict[tuple[str, ...], float]:
     """Mean of the metric's scored items per pairing key, pooled over the runs of one configuration. The key is
     the conversation's seed-document set (``by="documents"``) or, for static runs whose conversation ids are
-    dataset rows, the conversation id (``by="conversation"``)."""
+    dataset rows, the conversation id (``by="conversation"``), or, for a replay and its source, whose
+    conversations are the same ones turn by turn, the conversation id and turn index (``by="turn"``; a
+    whole-conversation metric's key has turn "-")."""
+    if by == "turn":
+        return _turn_means(runs, metric)
     docs: dict[tuple[int, str], tuple[str, ...]] = {
         (i, c.id): (c.id,) if by == "conversation" else tuple(sorted(c.document_ids))
         for i, r in enumerate(runs)
@@ -95,9 +100,28 @@ def document_means(runs: list[RunScores], metric: str, *, by: str = "documents")
     return {k: float(np.mean(v)) for k, v in values.items()}
 
 
+def _turn_means(runs: list[RunScores], metric: str) -> dict[tuple[str, ...], float]:
+    """Per (conversation id, turn index): the same recorded question in a replay and in its source. Turns of one
+    conversation share a seed document and a user, so their differences are not fully independent: the p-value
+    of a per-turn pairing is somewhat optimistic next to a per-conversation one."""
+    values: dict[tuple[str, ...], list[float]] = defaultdict(list)
+    for r in runs:
+        ids = {c.id for c in r.conversations}
+        for s in r.scores:
+            if s.metric == metric and s.value is not None and s.conversation_id in ids:
+                turn = "-" if s.turn_index is None else str(s.turn_index)
+                values[(s.conversation_id, turn)].append(float(s.value))
+    return {k: float(np.mean(v)) for k, v in values.items()}
+
+
 def pairing_for(baseline: list[RunScores], candidate: list[RunScores]) -> str:
-    """Static runs of the same dataset share question ids: pair per question. Anything else pairs per document."""
-    return "conversation" if all(r.kind == "static" for r in [*baseline, *candidate]) else "documents"
+    """A replay and the run it replayed (or two replays of one run) ask the same turns: pair per turn. Static runs
+    of the same dataset share question ids: pair per question. Anything else pairs per seed document."""
+    runs = [*baseline, *candidate]
+    origins = {r.source_run if r.kind == "replay" else r.run_id for r in runs}
+    if any(r.kind == "replay" for r in runs) and len(origins) == 1:
+        return "turn"
+    return "conversation" if all(r.kind == "static" for r in runs) else "documents"
 
 
 @dataclass
@@ -117,7 +141,7 @@ class MetricComparison:
     """Whether the arrow's change is an improvement for this metric; None without an arrow."""
     paired: PairedResult
     paired_on: str = "documents"
-    """What the paired test pairs: seed "documents" or static "conversation" ids (questions)."""
+    """What the paired test pairs: seed "documents", static "conversation" ids (questions), or a replay's "turn"s."""
 
 
 def relative_change(base: float | None, value: float | None) -> float | None:

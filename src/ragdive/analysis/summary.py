@@ -24,6 +24,9 @@ class RunScores:
     conversations: list[Conversation]
     scores: list[Score]
     kind: str = "dynamic"
+    run_id: str = ""
+    source_run: str | None = None
+    """The run a replay sent the user messages of (None for other kinds)."""
 
     @classmethod
     def from_store(cls, store: RunStore) -> RunScores:
@@ -33,6 +36,8 @@ class RunScores:
             conversations=store.current_conversations(),
             scores=store.current_scores(),
             kind=manifest.kind,
+            run_id=manifest.run_id,
+            source_run=manifest.source_run,
         )
 
     def metrics(self) -> list[str]:

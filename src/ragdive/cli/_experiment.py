@@ -11,6 +11,7 @@ import typer
 
 from ..analysis import RunScores
 from ..config import ExperimentConfig
+from ..errors import RagdiveError
 from ..pipeline import PipelineOutcome, prepare_experiment, run_experiment
 from ..store import RunStore
 from .display import (
@@ -46,6 +47,8 @@ async def _experiment(
             cache_dir=cache_dir,
         )
         run_dir.append(prepared.store.path)
+        if prepared.simulation.corpus is not None:
+            console.print(prepared.simulation.corpus.line(), markup=False, soft_wrap=True)
         scoring = ScoringProgress(progress)
         with progress:
             return await run_experiment(prepared, on_evaluation=scoring.start, on_score=scoring.score)
@@ -73,6 +76,10 @@ def run_pipeline(
                 f"interrupted: finished conversations and scores are saved; continue with {resume_hint} {run_dir[0]}"
             )
             print(run_dir[0])
+        raise
+    except RagdiveError:  # the error is printed by main; the run, when there is one, is named first
+        if run_dir:
+            console.print(f"run directory (finished work kept): {run_dir[0]}", markup=False, soft_wrap=True)
         raise
     console.print(describe_outcome(outcome.simulation), markup=False)
     if outcome.evaluation is not None:

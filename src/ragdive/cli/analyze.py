@@ -216,8 +216,9 @@ def print_rejections(a: ConversationAnalysis) -> None:
         acc.add_row(
             number,
             str(x.turns),
-            f"{_pct(x.first_try_rate)} ({x.first_try})",
-            f"{_pct(x.overruled_share)} ({x.overruled})",
+            # no validator history (static or imported turns): unknown, not 0 %
+            "unknown" if x.first_try_rate is None and x.unrecorded else f"{_pct(x.first_try_rate)} ({x.first_try})",
+            "unknown" if x.overruled_share is None and x.unrecorded else f"{_pct(x.overruled_share)} ({x.overruled})",
         )
     out.print(acc)
 

@@ -76,7 +76,8 @@ def print_comparison(base: str, name: str, rows: list[MetricComparison]) -> None
         )
     out.print(table)
     if rows:
-        out.print(f"pairs: shared {'questions' if rows[0].paired_on == 'conversation' else 'seed documents'}")
+        shared = {"conversation": "questions", "turn": "turns (a replay and its source)"}
+        out.print(f"pairs: shared {shared.get(rows[0].paired_on, 'seed documents')}")
 
 
 def compare_cmd(

@@ -1,23 +1,56 @@
-"""`ragdive config check FILE`: validate a config and show it resolved, secrets masked."""
+"""`ragdive config check FILE [--probe]`: validate a config, check what can be checked without calling anything,
+optionally call each model and the target once, and show the config resolved, secrets masked."""
 
 from __future__ import annotations
 
+import asyncio
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import typer
 import yaml
 
 from ..config import ExperimentConfig, load_config
-from ..redaction import redact
-from .display import out
+from ..errors import ConfigError
+from ..pipeline.preflight import ProbeResult, offline_check, probe
+from ..redaction import redact, redact_urls
+from .display import console, out
 
 app = typer.Typer(help="Work with experiment config files.", no_args_is_help=True)
 
 
+async def _probe(config: ExperimentConfig) -> list[ProbeResult]:
+    async with AsyncExitStack() as resources:
+        return await probe(config, resources)
+
+
 @app.command("check")
-def check_cmd(file: Path = typer.Argument(..., help="Experiment YAML file.")) -> None:
-    """Validate FILE and print the resolved config (defaults filled in, ${ENV} resolved, secrets masked)."""
+def check_cmd(
+    file: Path = typer.Argument(..., help="Experiment YAML file."),
+    probe_: bool = typer.Option(False, "--probe", help="Also call each model and the target once."),
+) -> None:
+    """Validate FILE: fields, then paths, roles and API keys (nothing is called); with --probe, one call to each
+    model and to the target. Says which commands the config is complete for (a part left out, such as the judge,
+    is a note naming the commands that need it) and prints the resolved config (defaults filled in, ${ENV}
+    resolved, secrets masked). Exits 2 when something is wrong: a path, a key, a failed probe."""
     config: ExperimentConfig = load_config(file)
+    found = offline_check(config)
+    problems = found.problems
+    for problem in problems:
+        console.print(f"problem: {redact_urls(problem)}", markup=False, soft_wrap=True)
+    for line in found.missing_lines():
+        console.print(f"note: {line}", markup=False, soft_wrap=True)
+    failed = 0
+    if probe_:
+        for result in asyncio.run(_probe(config)):
+            console.print(f"probe {redact_urls(result.line())}", markup=False, soft_wrap=True)
+            failed += not result.ok
+    if problems or failed:
+        counts = [f"{len(problems)} problem(s)"] if problems else []
+        counts += [f"{failed} failed probe(s)"] if failed else []
+        raise ConfigError(f"{file}: {' and '.join(counts)} (listed above)")
     resolved = redact(config.model_dump(mode="json", exclude_none=True))
-    out.print(f"# {file}: valid", markup=False)
+    checked = "fields, paths, roles and keys checked" + ("; every model and the target answered" if probe_ else "")
+    ready = ", ".join(found.complete_for) or "no command (see the notes)"
+    out.print(f"# {file}: valid ({checked}); complete for: {ready}", markup=False)
     out.print(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True).rstrip(), markup=False)

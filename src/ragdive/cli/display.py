@@ -96,13 +96,20 @@ def progress_display(target: Console | None = None) -> Progress:
     )
 
 
+def token_total(totals: Totals) -> str:
+    """Prompt plus completion tokens, or "unknown" (an imported run's source did not record them)."""
+    if totals.prompt_tokens is None or totals.completion_tokens is None:
+        return "unknown"
+    return str(totals.prompt_tokens + totals.completion_tokens)
+
+
 def simulation_stats(turns: int, rejections: int, categories: Counter[str], totals: Totals) -> list[str]:
     """Richest first: everything with the rejections by category; then without them; then fewer parts."""
     cost = "unknown" if totals.cost_usd is None else f"${totals.cost_usd:.4f}"
     parts = [
         f"turns {turns}",
         f"rejections {rejections}",
-        f"tokens {totals.prompt_tokens + totals.completion_tokens}",
+        f"tokens {token_total(totals)}",
         f"cost {cost}",
     ]
     choices = [" | ".join(parts[:n]) for n in range(len(parts), 0, -1)]
@@ -185,7 +192,7 @@ def describe_outcome(outcome: RunOutcome) -> str:
     cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
     return (
         f"{outcome.status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
-        f"{t.errors} errors, {t.prompt_tokens + t.completion_tokens} tokens, cost {cost}"
+        f"{t.errors} errors, {token_total(t)} tokens, cost {cost}"
     )
 
 

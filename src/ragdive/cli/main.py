@@ -11,18 +11,22 @@ from .._version import __version__
 from ..errors import RagdiveError
 from . import (
     analyze,
+    annotate,
     compare,
     config_cmd,
     demo,
     evaluate,
     export,
+    import_cmd,
     models_cmd,
+    replay,
     report,
     run,
     runs,
     serve_rag,
     simulate,
     static,
+    sweep,
 )
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
 from .display import errors as err_console
@@ -37,6 +41,7 @@ app = typer.Typer(
 app.add_typer(runs.app, name="runs")
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(models_cmd.app, name="models")
+app.add_typer(annotate.app, name="annotate")
 app.command("run")(run.run_cmd)
 app.command("demo")(demo.demo_cmd)
 app.command("simulate")(simulate.simulate_cmd)
@@ -47,6 +52,9 @@ app.command("serve-rag")(serve_rag.serve_rag)
 app.command("analyze")(analyze.analyze_cmd)
 app.command("report")(report.report_cmd)
 app.command("export")(export.export_cmd)
+app.command("replay")(replay.replay_cmd)
+app.command("import")(import_cmd.import_cmd)
+app.command("sweep")(sweep.sweep_cmd)
 
 _state = {"debug": False}
 

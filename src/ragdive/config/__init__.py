@@ -6,6 +6,7 @@ from .experiment import ExperimentConfig
 from .loader import format_validation_error, interpolate_env, load_config, load_yaml, validate_config
 from .models import ROLES, BudgetConfig, CacheConfig, ModelsConfig, ModelSpec
 from .simulation import SimulationConfig
+from .store import StoreConfig
 from .target import (
     HttpTargetConfig,
     LangChainTargetConfig,
@@ -32,6 +33,7 @@ __all__ = [
     "ReferenceTargetConfig",
     "SessionStartConfig",
     "SimulationConfig",
+    "StoreConfig",
     "TargetConfig",
     "format_validation_error",
     "interpolate_env",

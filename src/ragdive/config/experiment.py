@@ -7,6 +7,7 @@ from .corpus import CorpusConfig
 from .evaluation import EvaluationConfig
 from .models import BudgetConfig, CacheConfig, ModelsConfig
 from .simulation import SimulationConfig
+from .store import StoreConfig
 from .target import TargetConfig
 
 
@@ -37,3 +38,5 @@ class ExperimentConfig(Section):
     """Cost / token cap."""
     cache: CacheConfig = Field(default_factory=CacheConfig)
     """Model-call cache."""
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    """What the run directory keeps (the cap on stored text)."""

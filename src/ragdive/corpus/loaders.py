@@ -1,44 +1,123 @@
-"""Read a knowledge base into Documents: a folder of .md/.txt files, or a JSONL file with id/title/text."""
+"""Read a knowledge base into Documents: a folder of .md/.txt files, or a JSONL file with id/title/text.
+
+What loading did is kept in a CorpusSummary (documents read, binary files skipped, documents over the size limit
+truncated or skipped) so a command can say it in one line: a corpus that silently lost half its files, or sent a
+50 MB document whole into every prompt, is the kind of surprise this avoids.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..records import Document
+from .limits import SizeLimit
 
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 
 
-def load_documents(path: Path | str, *, format: str = "auto", limit: int | None = None) -> list[Document]:
-    """Load documents sorted by id (so sampling with a seed is repeatable). An empty corpus is a ConfigError:
-    nothing can be simulated from it, and saying so now beats an empty run later."""
+@dataclass
+class CorpusSummary:
+    path: str
+    documents: int = 0
+    binary_skipped: list[str] = field(default_factory=list)
+    empty_skipped: int = 0
+    truncated: list[str] = field(default_factory=list)
+    oversize_skipped: list[str] = field(default_factory=list)
+    limit_tokens: int | None = None
+    encoding: str = "utf-8"
+
+    def line(self) -> str:
+        """One line: what was read, and everything that was not read as it is."""
+        parts = [f"corpus: {self.documents} document(s) from {self.path}"]
+        if self.encoding != "utf-8":
+            parts.append(f"encoding {self.encoding}")
+        if self.binary_skipped:
+            parts.append(f"{len(self.binary_skipped)} binary file(s) skipped ({_some(self.binary_skipped)})")
+        if self.empty_skipped:
+            parts.append(f"{self.empty_skipped} empty file(s) skipped")
+        if self.truncated:
+            parts.append(f"{len(self.truncated)} truncated to {self.limit_tokens} tokens ({_some(self.truncated)})")
+        if self.oversize_skipped:
+            parts.append(
+                f"{len(self.oversize_skipped)} over {self.limit_tokens} tokens skipped ({_some(self.oversize_skipped)})"
+            )
+        return "; ".join(parts)
+
+
+def _some(names: list[str], shown: int = 3) -> str:
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+@dataclass
+class LoadedCorpus:
+    documents: list[Document]
+    summary: CorpusSummary
+
+
+def load_documents(
+    path: Path | str,
+    *,
+    format: str = "auto",
+    limit: int | None = None,
+    encoding: str = "utf-8",
+    size_limit: SizeLimit | None = None,
+) -> list[Document]:
+    """Load documents sorted by id (so sampling with a seed is repeatable); see load_corpus."""
+    return load_corpus(path, format=format, limit=limit, encoding=encoding, size_limit=size_limit).documents
+
+
+def load_corpus(
+    path: Path | str,
+    *,
+    format: str = "auto",
+    limit: int | None = None,
+    encoding: str = "utf-8",
+    size_limit: SizeLimit | None = None,
+) -> LoadedCorpus:
+    """Load documents sorted by id, with a summary of what was skipped or cut. An empty corpus is a ConfigError:
+    nothing can be simulated from it, and saying so now beats an empty run later.
+
+    ``encoding``: utf-8 (strict, the default), any Python codec name (latin-1, cp1252...), or ``auto`` to detect
+    it per file (charset-normalizer). ``size_limit``: documents over ``max_tokens`` are truncated, skipped or a
+    ConfigError, as it says."""
     path = Path(path)
+    summary = CorpusSummary(str(path), limit_tokens=size_limit.max_tokens if size_limit else None, encoding=encoding)
+    reader = _Reader(encoding, summary)
     if not path.exists():
         raise ConfigError(f"corpus {path} does not exist")
     fmt = format if format != "auto" else ("folder" if path.is_dir() else "jsonl")
     if fmt == "folder":
         if not path.is_dir():
             raise ConfigError(f"corpus {path} is not a folder")
-        docs = _load_folder(path, limit)
+        docs = _load_folder(path, limit, reader)
     elif fmt == "jsonl":
         if not path.is_file():
             raise ConfigError(f"corpus {path} is not a file")
-        docs = _load_jsonl(path, limit)
+        docs = _load_jsonl(path, limit, reader)
     else:
         raise ConfigError(f"unknown corpus format {format!r}; use auto, folder or jsonl")
+    if size_limit is not None:
+        docs = size_limit.apply(docs, summary.truncated, summary.oversize_skipped)
     if not docs:
-        raise ConfigError(f"corpus {path} has no documents (expected {', '.join(TEXT_SUFFIXES)} files or JSONL)")
-    return docs
+        why = f" ({summary.line()})" if summary.binary_skipped or summary.oversize_skipped else ""
+        raise ConfigError(f"corpus {path} has no documents (expected {', '.join(TEXT_SUFFIXES)} files or JSONL){why}")
+    summary.documents = len(docs)
+    return LoadedCorpus(docs, summary)
 
 
-def _load_folder(root: Path, limit: int | None) -> list[Document]:
+def _load_folder(root: Path, limit: int | None, reader: _Reader) -> list[Document]:
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES)
     docs: list[Document] = []
     for file in files:
-        text = read_text(file).strip()
+        if looks_binary(file):  # a picture renamed .md: skipped and counted, never a garbage seed document
+            reader.summary.binary_skipped.append(file.relative_to(root).as_posix())
+            continue
+        text = reader.read(file).strip()
         if not text:
+            reader.summary.empty_skipped += 1
             continue  # an empty file is not a document
         rel = file.relative_to(root)
         docs.append(
@@ -49,21 +128,55 @@ def _load_folder(root: Path, limit: int | None) -> list[Document]:
     return docs
 
 
-def read_text(file: Path) -> str:
-    """A corpus file's text, strictly UTF-8 (a BOM is allowed). Replacement characters would put garbage into every
-    prompt and ground truth built from the file, and a binary file renamed .md would become a seed document, so
-    both are one ConfigError naming the file, before anything is simulated."""
+def looks_binary(file: Path) -> bool:
+    """NUL bytes in the first 8 KiB: no text encoding a corpus would use puts them there (UTF-16 aside)."""
+    with file.open("rb") as handle:
+        return b"\x00" in handle.read(8192)
+
+
+class _Reader:
+    def __init__(self, encoding: str, summary: CorpusSummary) -> None:
+        self.encoding = encoding
+        self.summary = summary
+
+    def read(self, file: Path) -> str:
+        return read_text(file, self.encoding)
+
+
+def read_text(file: Path, encoding: str = "utf-8") -> str:
+    """A corpus file's text, strictly in ``encoding`` (UTF-8 by default; a BOM is allowed). Replacement characters
+    would put garbage into every prompt and ground truth built from the file, so a file that does not decode is
+    one ConfigError naming the file and the setting that fixes it, before anything is simulated."""
     data = file.read_bytes()
     if b"\x00" in data[:8192]:
         raise ConfigError(f"corpus file {file} looks binary (it contains NUL bytes), not text: remove it")
+    if encoding == "auto":
+        return _detected(file, data)
+    codec = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(codec)
+    except LookupError:
+        raise ConfigError(
+            f"corpus.encoding {encoding!r} is not a known text encoding (e.g. utf-8, latin-1, auto)"
+        ) from None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
+        label = "UTF-8" if codec == "utf-8-sig" else encoding
         raise ConfigError(
-            f"corpus file {file} is not UTF-8 (byte 0x{data[exc.start]:02x} on line {line}); "
-            f"convert it, e.g. iconv -f latin1 -t utf-8 {file.name}"
+            f"corpus file {file} is not {label} (byte 0x{data[exc.start]:02x} on line {line}); set "
+            f"corpus.encoding (e.g. latin-1, or auto to detect it) or convert it: iconv -f latin1 -t utf-8 {file.name}"
         ) from None
+
+
+def _detected(file: Path, data: bytes) -> str:
+    try:
+        from charset_normalizer import from_bytes
+    except ImportError:
+        raise ConfigError("corpus.encoding: auto needs charset-normalizer: pip install 'ragdive[detect]'") from None
+    best = from_bytes(data).best()
+    if best is None:
+        raise ConfigError(f"corpus file {file}: no text encoding fits its bytes; set corpus.encoding")
+    return str(best).removeprefix("\ufeff")
 
 
 def _title(text: str, file: Path) -> str:
@@ -73,10 +186,10 @@ def _title(text: str, file: Path) -> str:
     return file.stem.replace("_", " ")
 
 
-def _load_jsonl(file: Path, limit: int | None) -> list[Document]:
+def _load_jsonl(file: Path, limit: int | None, reader: _Reader) -> list[Document]:
     docs: list[Document] = []
     seen: set[str] = set()
-    for number, line in enumerate(read_text(file).split("\n"), start=1):
+    for number, line in enumerate(reader.read(file).split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -130,10 +130,19 @@ class Evaluator:
         changed = self.changed_scores(existing)
         for metric_name, count in sorted(Counter(s.metric for s in changed).items()):
             result.changed[metric_name] = count
+            # an imported run's scores carry their source as fingerprint ("import:<format>"): another tool's judge
+            imported = any(
+                s.metric == metric_name and (s.prompt_fingerprint or "").startswith("import:") for s in changed
+            )
+            made_by = (
+                "another tool (imported)"
+                if imported
+                else "another version of the metric (its rule or prompt changed since)"
+            )
             if not rescore_changed:
                 result.notes.append(
-                    f"{count} {metric_name} score(s) were made by another version of the metric (its rule or prompt "
-                    "changed since); they are kept as they are: --rescore-changed scores them again"
+                    f"{count} {metric_name} score(s) were made by {made_by}; they are kept as they are: "
+                    "--rescore-changed scores them again"
                 )
         redo = {score_key(s) for s in changed} if rescore_changed else set()
         done = {
@@ -141,7 +150,9 @@ class Evaluator:
             for s in existing
             if not (retry_judge_failures and judge_failed(s)) and score_key(s) not in redo
         }
-        multi_turn = manifest.kind != "static"
+        # an imported static set (provenance shape single-turn) is one question per conversation too
+        single_turn = manifest.provenance is not None and manifest.provenance.shape == "single-turn"
+        multi_turn = manifest.kind != "static" and not single_turn
         if not multi_turn and self.conversation_metrics:
             result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
         pending = 0
@@ -214,6 +225,7 @@ class Evaluator:
                     if on_score:
                         on_score(score)
         finally:  # on an interrupt or a bug the jobs in flight are stopped; what finished is already written
+            await store.drain_scores()  # lines of cancelled jobs that were already handed over: counted too
             result.judge_calls = self.judge.calls - calls_before
             spent = _spent(usage_before, self.judge.usage)
             limits = [limit for model in self.judge.local_models for limit in model.context.limits()]

@@ -2,7 +2,9 @@
 a dynamic run of the same target sit side by side in the same run format (manifest kind "static").
 
 Accepts CSV or JSONL with `question` and `answer` columns. The document id comes from `title` (SQuAD-like
-files), else `document_id`, `doc_id` or `id`, else the row number.
+files), else `document_id`, `doc_id` or `id`, else the row number. Other tools' question sets are read as they
+are: a Ragas `EvaluationDataset` JSONL (single-turn `user_input` and `reference`) and DeepEval test cases or
+goldens as JSON (a list, or `{"test_cases": [...]}` / `{"goldens": [...]}`, of `input` and `expected_output`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from ..targets import DialogueState, Target
 from ..targets.watch import TargetWatch
 
 DOCUMENT_COLUMNS = ("title", "document_id", "doc_id", "id")
+SET_COLUMNS = (("question", "answer"), ("user_input", "reference"), ("input", "expected_output"))
+"""(question, answer) column names: ragdive's own, Ragas's single-turn sample, DeepEval's test case / golden."""
 
 
 @dataclass
@@ -35,6 +39,8 @@ def _rows(path: Path) -> list[dict[str, object]]:
         if path.suffix.lower() == ".csv":
             with path.open(encoding="utf-8", newline="") as fh:
                 return list(csv.DictReader(fh))
+        if path.suffix.lower() == ".json":
+            return _json_rows(path)
         if path.suffix.lower() in (".jsonl", ".ndjson"):
             rows = []
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -52,7 +58,20 @@ def _rows(path: Path) -> list[dict[str, object]]:
         raise ConfigError(f"dataset {path} does not exist") from exc
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ConfigError(f"cannot read dataset {path}: {exc}") from exc
-    raise ConfigError(f"dataset {path}: expected a .csv or .jsonl file")
+    raise ConfigError(f"dataset {path}: expected a .csv or .jsonl file, or a .json list")
+
+
+def _json_rows(path: Path) -> list[dict[str, object]]:
+    """A JSON list of objects, or one under ``test_cases`` or ``goldens`` (DeepEval's dataset files)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    if isinstance(data, dict):
+        data = data.get("test_cases", data.get("goldens"))
+    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
+        raise ConfigError(f"dataset {path}: expected a JSON list of objects (or test_cases / goldens of them)")
+    return data
 
 
 def load_static_dataset(path: Path | str, *, limit: int | None = None) -> list[StaticItem]:
@@ -62,15 +81,20 @@ def load_static_dataset(path: Path | str, *, limit: int | None = None) -> list[S
     if not rows:
         raise ConfigError(f"dataset {path} has no rows")
     columns = set(rows[0])
-    missing = [c for c in ("question", "answer") if c not in columns]
-    if missing:
+    names = next((pair for pair in SET_COLUMNS if set(pair) <= columns), None)
+    if names is None:
+        missing = [c for c in ("question", "answer") if c not in columns]
         raise ConfigError(
-            f"dataset {path} lacks column(s) {', '.join(missing)}; found: {', '.join(sorted(map(str, columns)))}"
+            f"dataset {path} lacks column(s) {', '.join(missing)} (or Ragas's user_input/reference, DeepEval's "
+            f"input/expected_output); found: {', '.join(sorted(map(str, columns)))}"
         )
+    if names[0] == "user_input" and isinstance(rows[0].get("user_input"), list):
+        raise ConfigError(f"dataset {path}: multi-turn Ragas samples are conversations, not a question set")
+    q_col, a_col = names
     doc_col = next((c for c in DOCUMENT_COLUMNS if c in columns), None)
     items = []
     for n, row in enumerate(rows[:limit] if limit else rows, 1):
-        question, answer = str(row.get("question") or "").strip(), str(row.get("answer") or "").strip()
+        question, answer = str(row.get(q_col) or "").strip(), str(row.get(a_col) or "").strip()
         if not question or not answer:
             raise ConfigError(f"dataset {path}, row {n}: empty question or answer")
         doc = str(row.get(doc_col) or "").strip() if doc_col else ""

@@ -1,5 +1,6 @@
 """Export a run: one row per turn and one per conversation (stable column names, scores beside the turn they
-judge), and Ragas samples (``SingleTurnSample`` per turn, ``MultiTurnSample`` per conversation) as JSONL.
+judge, human ratings in an ``annotations`` column when the run has any), Ragas samples (``SingleTurnSample`` per
+turn, ``MultiTurnSample`` per conversation) as JSONL, and DeepEval test cases as JSON (deepeval_cases.py).
 
 Reads only the run store. A score column holds the value or is empty when unscored; its ``unscored_<metric>``
 column says why, so a judge failure is never mistaken for a 0. Turns are numbered from 1, as everywhere a user
@@ -16,8 +17,10 @@ from typing import Any
 from ..errors import ConfigError
 from ..records import Conversation, Score
 from ..store import RunStore
+from .annotations import ratings_by_item
+from .deepeval_cases import deepeval_cases
 
-FORMATS = ("csv", "parquet", "ragas")
+FORMATS = ("csv", "parquet", "ragas", "deepeval")
 
 TURN_COLUMNS = [
     "run_id",
@@ -143,6 +146,15 @@ def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Pa
         "turns": turn_rows(run_id, conversations, scores),
         "conversations": conversation_rows(run_id, conversations, scores),
     }
+    ratings = ratings_by_item(store.path, conversations)
+    if ratings:  # a run without human ratings keeps the columns it always had
+        for name, (columns, rows) in tables.items():
+            for row in rows:
+                turn = row["turn"] - 1 if name == "turns" else None
+                found = ratings.get((row["conversation_id"], turn))
+                # criterion -> rater -> yes/no, as JSON text: one stable column whatever raters and criteria exist
+                row["annotations"] = json.dumps(found, ensure_ascii=False, sort_keys=True) if found else None
+            columns.append("annotations")
     written: list[Path] = []
     if "csv" in wanted:
         for name, (columns, rows) in tables.items():
@@ -158,7 +170,23 @@ def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Pa
             multis.append(whole)
         written.append(_write_jsonl(folder / "ragas_single_turn.jsonl", singles))
         written.append(_write_jsonl(folder / "ragas_multi_turn.jsonl", multis))
+    if "deepeval" in wanted:
+        cases, dialogues = [], []
+        by_conversation: dict[str, list[Score]] = {}
+        for score in scores:  # grouped once: a pass over every score per conversation is quadratic
+            by_conversation.setdefault(score.conversation_id, []).append(score)
+        for conversation in conversations:
+            turns, whole = deepeval_cases(run_id, conversation, by_conversation.get(conversation.id, []))
+            cases += turns
+            dialogues.append(whole)
+        written.append(_write_json(folder / "deepeval_test_cases.json", cases))
+        written.append(_write_json(folder / "deepeval_conversations.json", dialogues))
     return written
+
+
+def _write_json(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return path
 
 
 def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> Path:

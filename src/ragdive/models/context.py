@@ -37,6 +37,7 @@ class ModelContext:
         self.ledger = ledger or UsageLedger()
         self.budget = Budget(budget, self.ledger)
         self._limiters: dict[tuple[str, str], Limiter] = {}
+        self._owns_cache = True
 
     @classmethod
     def from_config(
@@ -73,6 +74,15 @@ class ModelContext:
                 )
         return out
 
+    def for_run(self, config: _HasCacheAndBudget) -> ModelContext:
+        """A context for one run of a sweep: this context's cache and per-endpoint limiters (cells that call the
+        same endpoint share its capacity, not each their own), the run's own repeat, budget and usage ledger (each
+        run's manifest records what it spent). Closing it leaves the shared cache open for the other runs."""
+        child = ModelContext(cache=self.cache, budget=config.budget, repeat_index=getattr(config, "repeat", 0))
+        child._limiters = self._limiters
+        child._owns_cache = False
+        return child
+
     def close(self) -> None:
-        if self.cache is not None:
+        if self.cache is not None and self._owns_cache:
             self.cache.close()

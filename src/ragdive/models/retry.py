@@ -1,46 +1,24 @@
-"""When to retry a failed model call and how long to wait.
+"""When to retry a failed model call; how long to wait is the shared policy in ragdive.retrying.
 
 Retried: 429, 408/409, 5xx, timeouts, connection errors and unreadable response bodies (a ModelError with
 ``retryable=True`` from a backend, or the built-in TimeoutError/ConnectionError). Never retried: 400, 401, 403,
-404 and other client errors — sending the same bad request again cannot help and wastes quota. Exceptions that
-are not model failures (a bug, a test double's RuntimeError) are not retried and pass through unchanged.
+404 and other client errors. Exceptions that are not model failures (a bug, a test double's RuntimeError) are not
+retried and pass through unchanged.
 """
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
-from time import time
-
 from ..errors import ModelError
+from ..retrying import RETRYABLE_STATUS, RetryPolicy, parse_retry_after, status_is_retryable
 
-RETRYABLE_STATUS = frozenset({408, 409, 429})
-
-
-def status_is_retryable(status: int | None) -> bool:
-    return status is not None and (status in RETRYABLE_STATUS or status >= 500)
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_retries: int = 4
-    backoff_s: float = 1.0
-    """Wait before the first retry; doubles each retry."""
-    max_backoff_s: float = 60.0
-    max_retry_after_s: float = 300.0
-    """A server's Retry-After is honoured up to this."""
-
-    def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        """Seconds to wait before retry number ``attempt`` (0-based).
-
-        Retry-After wins when the server gave one (a little jitter on top so many clients don't return in
-        lockstep); otherwise exponential backoff with "equal jitter": half fixed, half random.
-        """
-        if retry_after is not None and retry_after >= 0:
-            return min(retry_after, self.max_retry_after_s) * (1 + 0.1 * random.random())
-        ceiling = min(self.max_backoff_s, self.backoff_s * (2**attempt))
-        return ceiling / 2 + random.random() * ceiling / 2
+__all__ = [
+    "RETRYABLE_STATUS",
+    "RetryPolicy",
+    "is_retryable",
+    "parse_retry_after",
+    "retry_after_of",
+    "status_is_retryable",
+]
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -51,27 +29,3 @@ def is_retryable(exc: BaseException) -> bool:
 
 def retry_after_of(exc: BaseException) -> float | None:
     return exc.retry_after if isinstance(exc, ModelError) else None
-
-
-def parse_retry_after(headers: object) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``Retry-After`` (delta seconds or an HTTP date); None if absent/bad."""
-    get = getattr(headers, "get", None)
-    if get is None:
-        return None
-    millis = get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time())
-    except (TypeError, ValueError):
-        return None

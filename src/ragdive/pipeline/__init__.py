@@ -1,6 +1,7 @@
-"""The async stages wired together: an experiment (simulate, then score), scoring an existing run, static mode.
-Every function takes the caller's AsyncExitStack and registers what it builds on it, so the command (or the Python
-API) that opened the one event loop closes every model, target and cache once, however the work ends."""
+"""The async stages wired together: an experiment (simulate, then score), scoring an existing run, static mode,
+frozen-user replay. Every function takes the caller's AsyncExitStack and registers what it builds on it, so the
+command (or the Python API) that opened the one event loop closes every model, target and cache once, however the
+work ends."""
 
 from .building import (
     build_evaluator,
@@ -11,12 +12,15 @@ from .building import (
     with_overrides,
 )
 from .experiment import PipelineOutcome, PreparedExperiment, evaluate_store, prepare_experiment, run_experiment
+from .replay import ReplayHooks, ReplayOutcome, run_replay
 from .scoring import ScoringOutcome, score_run
 from .static import StaticHooks, StaticOutcome, run_static, static_metrics
 
 __all__ = [
     "PipelineOutcome",
     "PreparedExperiment",
+    "ReplayHooks",
+    "ReplayOutcome",
     "ScoringOutcome",
     "StaticHooks",
     "StaticOutcome",
@@ -27,6 +31,7 @@ __all__ = [
     "parse_metrics",
     "prepare_experiment",
     "run_experiment",
+    "run_replay",
     "run_static",
     "score_run",
     "settings_from_manifest",

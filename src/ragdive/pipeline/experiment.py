@@ -82,18 +82,24 @@ async def prepare_experiment(
     observer: RunObserver | None = None,
     no_cache: bool = False,
     cache_dir: str | Path | None = None,
+    context: ModelContext | None = None,
+    run_id: str | None = None,
 ) -> PreparedExperiment:
     """Check the config (the judge too: a missing judge must not be found after the simulation spent money),
     build every model on one shared context, then create or reopen the run. Whatever is built is closed with
-    ``resources``, also when a later check fails."""
+    ``resources``, also when a later check fails. A sweep passes its shared ``context`` (closed by the sweep) and
+    the ``run_id`` it planned."""
     if config.models.for_role("judge") is None:
         raise ConfigError("no judge model: set models.judge (or models.default), or pass --model judge=provider/model")
-    context = hold_context(resources, ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir))
+    if context is None:
+        context = hold_context(resources, ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir))
     metrics = configured_metrics(config.evaluation.metrics)
     evaluator = build_evaluator(
         config, [], metrics, config.evaluation.concurrency, resources=resources, context=context
     )
-    simulation = await prepare_run(config, resources, resume=resume, output=output, observer=observer, context=context)
+    simulation = await prepare_run(
+        config, resources, resume=resume, output=output, observer=observer, context=context, run_id=run_id
+    )
     simulation.check_also.extend(evaluator.judge.local_models)
     return PreparedExperiment(simulation=simulation, evaluator=evaluator, context=context)
 

@@ -75,16 +75,21 @@ async def run_static(
     output: Path | None = None,
     evaluate: bool = True,
     hooks: StaticHooks | None = None,
+    context: ModelContext | None = None,
+    run_id: str | None = None,
+    resume: Path | None = None,
 ) -> StaticOutcome:
     """Ask, then (``evaluate``) score. The run ends ``finished``, ``interrupted`` (cancelled) or ``failed`` with
-    the error; what was asked and scored before stays on disk."""
+    the error; what was asked and scored before stays on disk. ``resume`` continues that static run (questions
+    answered and items scored are skipped); a sweep passes its shared ``context`` and the ``run_id`` it planned."""
     hooks = hooks or StaticHooks()
     overrides = list(models or [])
     if config.target is None:
         raise ConfigError("no `target` section: static mode needs the system under test")
     items = load_static_dataset(dataset, limit=limit)
     names = static_metrics(config, metrics)
-    context = hold_context(resources, ModelContext.from_config(config))  # the target's generator and the judge
+    if context is None:  # the target's generator and the judge
+        context = hold_context(resources, ModelContext.from_config(config))
     judge = build_judge(config, overrides, config.evaluation.concurrency, context=context) if evaluate else None
     if judge is not None:
         resources.push_async_callback(judge.aclose)
@@ -93,15 +98,7 @@ async def run_static(
         resources.push_async_callback(target_model.aclose)
     system = build_experiment_target(config, model=target_model)
     resources.push_async_callback(system.aclose)
-    store = RunStore.create(
-        output or Path(config.output_dir),
-        config={**config.model_dump(mode="json"), "dataset": str(dataset)},
-        kind="static",
-        name=config.name,
-        target=system.describe(),
-        seed=config.seed,
-        models={"judge": judge.name} if judge else {},
-    )
+    store = _static_store(config, dataset, resume, output, run_id, system, judge)
     RunRecorder(store).start()
     if hooks.on_created:
         hooks.on_created(store, len(items))
@@ -121,6 +118,32 @@ async def run_static(
         raise
     finally:
         RunRecorder(store).finish(status, error)
+
+
+def _static_store(
+    config: ExperimentConfig,
+    dataset: Path,
+    resume: Path | None,
+    output: Path | None,
+    run_id: str | None,
+    system: Target,
+    judge: Judge | None,
+) -> RunStore:
+    if resume is not None:
+        store = RunStore.open(resume)
+        if store.read_manifest().kind != "static":
+            raise ConfigError(f"{resume} is not a static run; it cannot be resumed as one")
+        return store
+    return RunStore.create(
+        output or Path(config.output_dir),
+        run_id=run_id,
+        config={**config.model_dump(mode="json"), "dataset": str(dataset)},
+        kind="static",
+        name=config.name,
+        target=system.describe(),
+        seed=config.seed,
+        models={"judge": judge.name} if judge else {},
+    )
 
 
 async def _ask_and_score(

@@ -15,6 +15,13 @@ class QuestionType(StrEnum):
     CLARIFICATION = "clarification"
     CORRECTION = "correction"
     COMPARATIVE = "comparative"
+    UNKNOWN = "unknown"
+    """Only in imported runs whose source did not say (or named a type ragdive does not know): never drafted, never
+    asked of a generator, and kept apart from the five real types in every table."""
+
+
+SIMULATED_TYPES = tuple(t for t in QuestionType if t is not QuestionType.UNKNOWN)
+"""The types a simulated user may draft."""
 
 
 class FailedCheck(StrEnum):

@@ -7,9 +7,11 @@ from pydantic import Field
 
 from ._base import Record, utc_now
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the run-directory format; bump it with a named migration (ragdive.store.migrations) when a reader
-would misread old runs. 2: rejection ids, rejections by category and spend per model."""
+would misread old runs. 2: rejection ids, rejections by category and spend per model. 3: runs of kind "replay"
+(source_run, note): a ragdive of version 2 would refuse their kind with a confusing error instead of the clear
+"upgrade ragdive" one."""
 
 
 class ModelSpend(Record):
@@ -61,10 +63,10 @@ class Totals(Record):
     """Rejections per failed check; a rejection that failed two checks counts under both."""
     errors: int = 0
     """Conversations or turns that ended in an error."""
-    prompt_tokens: int = 0
-    """Prompt tokens over all roles."""
-    completion_tokens: int = 0
-    """Completion tokens over all roles."""
+    prompt_tokens: int | None = 0
+    """Prompt tokens over all roles; None when unknown (an imported run whose source did not record them)."""
+    completion_tokens: int | None = 0
+    """Completion tokens over all roles; None when unknown."""
     cost_usd: float | None = None
     """Total cost; None when any price was unknown."""
     spend: list[ModelSpend] = Field(default_factory=list)
@@ -91,6 +93,35 @@ class RunProcess(Record):
     """Linux boot id, where readable: after a reboot no process of before is alive."""
 
 
+class SourceFile(Record):
+    """One file an imported run was read from."""
+
+    name: str
+    """The file's name as given (its folder is left out: no machine paths in a run)."""
+    sha256: str
+    """Hex digest of its bytes, so a reader can check which file it was."""
+    role: str = ""
+    """What the importer read from it: conversations, single-turn scores, multi-turn scores, samples..."""
+
+
+class Provenance(Record):
+    """Where an imported run came from (manifest kind ``imported``)."""
+
+    source_format: str
+    """The importer's format name (ragdive-reference, ragas, deepeval)."""
+    importer_version: int
+    """Version of that importer: bumped when it would read the same files differently."""
+    files: list[SourceFile] = Field(default_factory=list)
+    """Every file read, with its digest."""
+    shape: Literal["conversations", "single-turn"] = "conversations"
+    """conversations: multi-turn dialogues; single-turn: one question per item (a static set)."""
+    invented: list[str] = Field(default_factory=list)
+    """Every value the importer had to make up because the source has no such thing (ids, seeds, times...), one
+    sentence each. Values the source did not give and ragdive need not invent stay unknown instead."""
+    notes: list[str] = Field(default_factory=list)
+    """What else a reader should know (types mapped to unknown, rows left unscored and why)."""
+
+
 class RunManifest(Record):
     """manifest.json: what a run is, how it was configured, and where it got to."""
 
@@ -100,8 +131,14 @@ class RunManifest(Record):
     """Unique, sortable id (also the directory name)."""
     name: str | None = None
     """Optional human name from the config."""
-    kind: Literal["dynamic", "static"] = "dynamic"
-    """dynamic: simulated conversations; static: one question per item from a dataset."""
+    kind: Literal["dynamic", "static", "replay", "imported"] = "dynamic"
+    """dynamic: simulated conversations; static: one question per item from a dataset; replay: the recorded user
+    messages of another run (``source_run``) sent to another target; imported: another tool's run read into
+    ragdive's format (see provenance)."""
+    source_run: str | None = None
+    """The run whose user messages a replay sent (its run id); None for other kinds."""
+    note: str | None = None
+    """What a reader must know to read the run right (a replay: its limit)."""
     created: datetime = Field(default_factory=utc_now)
     """Creation time (UTC)."""
     updated: datetime = Field(default_factory=utc_now)
@@ -124,3 +161,5 @@ class RunManifest(Record):
     """Why the run failed, when it did."""
     process: RunProcess | None = None
     """Who runs it (or ran it last); absent in manifests written before ragdive recorded it."""
+    provenance: Provenance | None = None
+    """Where an imported run came from; None for runs ragdive made itself."""

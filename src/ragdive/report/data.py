@@ -11,22 +11,37 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..analysis import RunScores, summarize_run
-from ..analysis.conversations import ALL, Embedder, RunRecords, analyse_groups, to_data
+from ..analysis.conversations import (
+    ALL,
+    DEFAULT_THRESHOLD,
+    Embedder,
+    PairJudge,
+    RunRecords,
+    analyse_groups,
+    to_data,
+)
 from ..records import Conversation, RunManifest, Score, Turn
 from ..store import RunStore
 
 
-def report_data(store: RunStore, embed: Embedder | None = None) -> dict[str, Any]:
+def report_data(
+    store: RunStore,
+    embed: Embedder | None = None,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    judge_pairs: PairJudge | None = None,
+) -> dict[str, Any]:
     """The report of one run: setup, cost, metric summaries, conversation analyses, and the conversations.
 
-    ``embed`` is the same-question embedder for uniqueness (None: exact text), passed in because the report
-    may not import the model layer; `ragdive report` gives the same default as `ragdive analyze`."""
+    ``embed`` is the same-question embedder for uniqueness (None: exact text) and ``judge_pairs`` the optional
+    LLM judge of question pairs, passed in because the report may not import the model layer; `ragdive report`
+    gives the same defaults as `ragdive analyze`, so the two show the same numbers."""
     manifest = store.read_manifest()
     conversations = store.current_conversations()
     scores = store.current_scores()
     name = manifest.name or manifest.run_id
     records = RunRecords(name, conversations, store.current_rejections(), scores)
-    analysis = analyse_groups([records], embed)[ALL]
+    analysis = analyse_groups([records], embed, threshold=threshold, judge_pairs=judge_pairs)[ALL]
     by_conversation: dict[str, list[Score]] = {}
     for s in scores:
         by_conversation.setdefault(s.conversation_id, []).append(s)

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..models.profiles import short_text
-from ..records import Document, QuestionType, TurnDraft
+from ..records import SIMULATED_TYPES, Document, QuestionType, TurnDraft
 from .checks import UNANSWERABLE_TRUTH
 
 MAX_SENTENCES = 40
@@ -79,7 +79,7 @@ def _text(limit: int) -> Any:
 @lru_cache(maxsize=64)
 def draft_schema(quotes: tuple[str, ...], turn_index: int, probe: bool) -> type[BaseModel]:
     """The schema of one turn's draft (see the module doc). ``turn_index`` is 0-based."""
-    later = [t.value for t in QuestionType if t is not QuestionType.INITIAL]
+    later = [t.value for t in SIMULATED_TYPES if t is not QuestionType.INITIAL]
     fields: dict[str, Any] = {
         "question_type": (Literal["initial"] if turn_index == 0 else Literal[tuple(later)], ...),  # type: ignore[valid-type]
     }

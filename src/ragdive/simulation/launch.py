@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import ExperimentConfig
-from ..corpus import load_documents
+from ..corpus import CorpusSummary, SizeLimit, load_corpus
 from ..corpus.sampling import SeedSampler
 from ..errors import ConfigError
 from ..models import Model, ModelContext, models_for_roles
@@ -36,6 +36,8 @@ class PreparedRun:
     target: Target | None = None
     check_also: list[Model] = field(default_factory=list)
     """Models of later stages (the pipeline's judge) whose local self-check runs before simulating too."""
+    corpus: CorpusSummary | None = None
+    """What loading the corpus read, skipped and cut: commands print its one line."""
 
     def __post_init__(self) -> None:
         self.runner.preflight = lambda: check_local_models([*self.models.values(), *self.check_also])
@@ -51,6 +53,7 @@ async def prepare_run(
     no_cache: bool = False,
     cache_dir: str | Path | None = None,
     context: ModelContext | None = None,
+    run_id: str | None = None,
 ) -> PreparedRun:
     """Check everything that can be checked before any model is called, then create (or reopen) the run.
 
@@ -63,7 +66,12 @@ async def prepare_run(
         raise ConfigError("simulate needs a target: set the target section in the config")
     sim = config.simulation
     personas = resolve_personas(sim.personas, sim.persona_files)
-    documents = load_documents(config.corpus.path, format=config.corpus.format, limit=config.corpus.max_documents)
+    corpus = config.corpus
+    size_limit = SizeLimit(corpus.max_document_tokens, corpus.on_oversize) if corpus.max_document_tokens else None
+    loaded = load_corpus(
+        corpus.path, format=corpus.format, limit=corpus.max_documents, encoding=corpus.encoding, size_limit=size_limit
+    )
+    documents = loaded.documents
     if sim.max_document_chars:
         documents = [d.model_copy(update={"text": d.text[: sim.max_document_chars]}) for d in documents]
     sampler = SeedSampler(documents, seed=config.seed, mode=config.corpus.sampling, group_size=config.corpus.group_size)
@@ -97,10 +105,12 @@ async def prepare_run(
         resources.push_async_callback(model.aclose)
     target = build_experiment_target(config, model=models.get("target"))
     resources.push_async_callback(target.aclose)
+    await target.check_reachable()  # a target that is down fails now, not after the first drafts
 
     if store is None:  # created only now, so a config mistake leaves no empty run behind
         store = RunStore.create(
             Path(output or config.output_dir),
+            run_id=run_id,
             config=config.model_dump(mode="json"),
             name=config.name,
             kind="dynamic",
@@ -125,7 +135,7 @@ async def prepare_run(
         concurrency=sim.concurrency,
         observer=observer,
     )
-    return PreparedRun(store=store, runner=runner, models=models, target=target)
+    return PreparedRun(store=store, runner=runner, models=models, target=target, corpus=loaded.summary)
 
 
 async def run_simulation(prepared: PreparedRun) -> RunOutcome:

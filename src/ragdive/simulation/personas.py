@@ -15,10 +15,10 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import ConfigError
-from ..records import Persona, QuestionType
+from ..records import SIMULATED_TYPES, Persona
 
 _FIELDS = set(Persona.model_fields)
-_TYPES = {t.value for t in QuestionType}
+_TYPES = {t.value for t in SIMULATED_TYPES}
 
 
 def builtin_personas() -> dict[str, Persona]:

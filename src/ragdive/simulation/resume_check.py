@@ -13,7 +13,16 @@ from ..redaction import redact
 
 # config sections and the fields that decide which conversations are simulated and how
 DECIDING = {
-    "corpus": ("path", "format", "sampling", "group_size", "max_documents"),
+    "corpus": (
+        "path",
+        "format",
+        "sampling",
+        "group_size",
+        "max_documents",
+        "encoding",
+        "max_document_tokens",
+        "on_oversize",
+    ),
     "simulation": (
         "conversations",
         "max_turns",

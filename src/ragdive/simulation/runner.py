@@ -183,11 +183,13 @@ class SimulationRunner:
         caps the whole run, not each session."""
         previous = self.store.read_manifest().totals
         if self.ledgers:
-            spent = previous.prompt_tokens + previous.completion_tokens > 0
+            # None (unknown: an imported run's source did not record tokens) carries nothing known over
+            prompt, completion = previous.prompt_tokens or 0, previous.completion_tokens or 0
+            spent = prompt + completion > 0
             self.ledgers[0].carry_over(
                 Usage(
-                    prompt_tokens=previous.prompt_tokens,
-                    completion_tokens=previous.completion_tokens,
+                    prompt_tokens=prompt,
+                    completion_tokens=completion,
                     cost_usd=previous.cost_usd if spent else 0.0,
                 )
             )

@@ -7,6 +7,7 @@ from .latest import ScoreKey, latest, latest_rejections, latest_scores, score_ke
 from .liveness import process_alive, shown_status, this_process
 from .recorder import RunRecorder
 from .run import (
+    ANNOTATIONS,
     CONVERSATIONS,
     EVALUATIONS,
     MANIFEST,
@@ -17,18 +18,23 @@ from .run import (
     new_run_id,
     write_json_atomic,
 )
+from .sweep_index import SWEEP_INDEX, TABLES, SweepStore
 
 __all__ = [
+    "ANNOTATIONS",
     "CONVERSATIONS",
     "EVALUATIONS",
     "MANIFEST",
     "REJECTIONS",
     "REPORT",
+    "SWEEP_INDEX",
+    "TABLES",
     "FileCounts",
     "JsonlAppender",
     "ReadResult",
     "RunRecorder",
     "RunStore",
+    "SweepStore",
     "ScoreKey",
     "latest",
     "latest_rejections",

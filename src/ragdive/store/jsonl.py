@@ -13,7 +13,7 @@ import asyncio
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -59,6 +59,13 @@ class JsonlAppender:
             self._flusher = loop.create_task(self._flush())
         await written
 
+    async def drain(self) -> None:
+        """Wait until the lines handed over so far are written (also those of writers that were cancelled: their
+        lines still land, and whoever counts the file next should see them)."""
+        flusher = self._flusher
+        if flusher is not None and not flusher.done() and flusher.get_loop() is asyncio.get_running_loop():
+            await asyncio.wait([flusher])  # wait, don't raise: a failed write was reported to its writers
+
     async def _flush(self) -> None:
         while self._batch:
             batch, self._batch = self._batch, []
@@ -80,6 +87,19 @@ class JsonlAppender:
                         written.set_result(None)
 
     def _write_lines(self, data: bytes) -> None:
+        with self._lock:
+            _repair_torn_tail(self.path)
+            with open(self.path, "ab") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def append_all(self, records: Iterable[BaseModel | dict[str, Any]]) -> None:
+        """Append every record in one write and one fsync: a batch that must land whole (an annotation import)
+        is either on disk or, cut by a kill, a torn last line the reader skips; never a readable half."""
+        data = "".join(to_json_line(r) for r in records).encode("utf-8")
+        if not data:
+            return
         with self._lock:
             _repair_torn_tail(self.path)
             with open(self.path, "ab") as fh:

@@ -30,8 +30,15 @@ def _rejection_ids_and_spend(data: ManifestData) -> ManifestData:
     return data
 
 
+def _replay_runs(data: ManifestData) -> ManifestData:
+    """v2 → v3: a manifest may be of kind ``replay`` and gains ``source_run`` and ``note`` (both None before).
+    Nothing to rewrite: a v2 run is never a replay, and the new fields default to None."""
+    return data
+
+
 MIGRATIONS: list[Migration] = [
     (1, "rejection ids, rejections by category and spend per model", _rejection_ids_and_spend),
+    (2, "replay runs: kind replay, source_run and note", _replay_runs),
 ]
 """Ordered by from_version: each takes a manifest of that version to the next one."""
 

@@ -76,7 +76,7 @@ class RunRecorder:
     def _add_spend(self, totals: Totals, snapshot: list[ModelSpend]) -> Totals:
         lines = {(s.role, s.model): s.model_copy() for s in totals.spend}
         prompt, completion, cost = totals.prompt_tokens, totals.completion_tokens, totals.cost_usd
-        if not lines and prompt + completion == 0:
+        if not lines and prompt == 0 and completion == 0:
             cost = 0.0  # nothing spent yet: the cost is known (nothing), and stays so while every price is known
         for now in _merge(snapshot).values():
             key = (now.role, now.model)
@@ -86,8 +86,9 @@ class RunRecorder:
                 continue
             line = lines.setdefault(key, ModelSpend(role=now.role, model=now.model))
             lines[key] = _plus(line, grew)
-            prompt += grew.prompt_tokens
-            completion += grew.completion_tokens
+            # an imported run's tokens are unknown (None): what ragdive spends on it since does not make them known
+            prompt = None if prompt is None else prompt + grew.prompt_tokens
+            completion = None if completion is None else completion + grew.completion_tokens
             # unknown stays unknown: a known total plus an unknown price is unknown, never "free"
             cost = None if cost is None or grew.cost_usd is None else cost + grew.cost_usd
             self._recorded[key] = now

@@ -16,9 +16,10 @@ from pydantic import ValidationError
 from .._version import __version__
 from ..config import format_validation_error
 from ..errors import StoreError
-from ..records import Conversation, Rejection, RunManifest, Score
+from ..records import Annotation, Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
+from .caps import DEFAULT_MAX_TEXT_CHARS, capped
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
 from .latest import latest, latest_rejections, latest_scores
 from .migrations import migrate_manifest
@@ -27,6 +28,7 @@ MANIFEST = "manifest.json"
 CONVERSATIONS = "conversations.jsonl"
 REJECTIONS = "rejections.jsonl"
 EVALUATIONS = "evaluations.jsonl"
+ANNOTATIONS = "annotations.jsonl"
 REPORT = "report.html"
 
 RECORDER_FIELDS = frozenset({"status", "error", "process", "totals"})
@@ -64,9 +66,12 @@ class RunStore:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self._max_text_chars: int | None = None
+        self._cap_known = False  # read from the manifest on the first append
         self._conversations = JsonlAppender(self.path / CONVERSATIONS)
         self._rejections = JsonlAppender(self.path / REJECTIONS)
         self._evaluations = JsonlAppender(self.path / EVALUATIONS)
+        self._annotations = JsonlAppender(self.path / ANNOTATIONS)
 
     # -- creating and opening -------------------------------------------------------------------------------
     @classmethod
@@ -142,26 +147,63 @@ class RunStore:
         return manifest
 
     # -- appending ---------------------------------------------------------------------------------------------
+    @property
+    def max_text_chars(self) -> int | None:
+        """The run's cap on stored text (store.max_text_chars in its config; the default for runs without one),
+        read once, so every writer of this run (simulation, resume, evaluate) cuts at the same length."""
+        if not self._cap_known:
+            try:
+                section = self.read_manifest().config.get("store") or {}
+            except StoreError:  # a store used without a manifest (tests, tools): the default cap
+                section = {}
+            self._max_text_chars = section.get("max_text_chars", DEFAULT_MAX_TEXT_CHARS)
+            self._cap_known = True
+        return self._max_text_chars
+
     def append_conversation(self, conversation: Conversation) -> None:
-        self._conversations.append(conversation)
+        self._conversations.append(capped(conversation, self.max_text_chars))
 
     def append_rejection(self, rejection: Rejection) -> None:
-        self._rejections.append(rejection)
+        self._rejections.append(capped(rejection, self.max_text_chars))
 
     def append_rejections(self, rejections: list[Rejection]) -> None:
         """A conversation's rejections in one write and one fsync."""
         self._rejections.append_many(rejections)
 
     def append_score(self, score: Score) -> None:
-        self._evaluations.append(score)
+        self._evaluations.append(capped(score, self.max_text_chars))
 
     async def write_score(self, score: Score) -> None:
         """Group-committed: returns once the score's line is fsync'ed; concurrent scores share the fsync."""
         await self._evaluations.write(score)
 
+    async def drain_scores(self) -> None:
+        """Wait for score lines still being written (a cancelled writer's too): the counts read the file next."""
+        await self._evaluations.drain()
+
     def append_scores(self, scores: Iterable[Score]) -> None:
-        for score in scores:
-            self._evaluations.append(score)
+        """Many scores, one write and one fsync (see JsonlAppender.append_all), each capped as append_score does."""
+        self._evaluations.append_all(capped(score, self.max_text_chars) for score in scores)
+
+    def append_annotations(self, annotations: Iterable[Annotation]) -> None:
+        """One import's ratings in a single write: an import lands whole or not at all."""
+        self._annotations.append_all(annotations)
+
+    def append_conversations(self, conversations: Iterable[Conversation]) -> None:
+        """Many conversations, one write and one fsync: a batch finished as a whole (an import)."""
+        self._conversations.append_all(capped(c, self.max_text_chars) for c in conversations)
+
+    def publish(self, final: Path) -> RunStore:
+        """Move this run directory (made in a staging folder) to ``final`` in one rename, so that a reader never
+        sees it half-written; refused when ``final`` exists. Returns the store at its new place."""
+        final = Path(final)
+        if final.exists():
+            raise StoreError(f"run directory {final} already exists")
+        try:
+            os.rename(self.path, final)
+        except OSError as exc:
+            raise StoreError(f"cannot move the run to {final}: {exc.strerror}") from exc
+        return RunStore(final)
 
     # -- reading -----------------------------------------------------------------------------------------------
     def conversations(self) -> ReadResult[Conversation]:
@@ -172,6 +214,14 @@ class RunStore:
 
     def scores(self) -> ReadResult[Score]:
         return read_jsonl(self.path / EVALUATIONS, Score)
+
+    def annotations(self) -> ReadResult[Annotation]:
+        return read_jsonl(self.path / ANNOTATIONS, Annotation)
+
+    def current_annotations(self) -> list[Annotation]:
+        """One rating per (rater, item, criterion), the latest line: importing a sheet again replaces, never
+        doubles, its ratings."""
+        return latest(self.annotations().records, lambda a: a.key)
 
     def current_conversations(self) -> list[Conversation]:
         """One conversation per id, the latest line (a resumed run redoes a conversation that failed)."""

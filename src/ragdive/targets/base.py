@@ -35,6 +35,11 @@ class Target(ABC):
     async def respond(self, conversation: DialogueState, user_message: str) -> TargetReply:
         """Answer ``user_message``. Raise TargetError when the system fails; the turn records it."""
 
+    async def check_reachable(self) -> None:  # noqa: B027 - optional hook
+        """Fail fast (TargetError) when the system cannot be reached at all; called once before a run's first
+        draft. Targets over a network check the connection without sending a request; in-process ones have
+        nothing to check."""
+
     def describe(self) -> str:
         """One line for the manifest and reports."""
         return type(self).__name__

@@ -42,6 +42,7 @@ def build_target(config: Any, **context: Any) -> Target:
             config,
             corpus=context.get("corpus"),
             corpus_format=context.get("corpus_format", "auto"),
+            corpus_encoding=context.get("corpus_encoding", "utf-8"),
             model=context.get("model"),
         )
     raise ConfigError(f"target type {getattr(config, 'type', config)!r} is not supported")
@@ -58,5 +59,6 @@ def build_experiment_target(config: Any, model: Any = None) -> Target:
         config.target,
         corpus=corpus.path if corpus is not None else None,
         corpus_format=corpus.format if corpus is not None else "auto",
+        corpus_encoding=corpus.encoding if corpus is not None else "utf-8",
         model=model,
     )

@@ -11,7 +11,15 @@ from ..config.target import HttpTargetConfig
 from ..errors import TargetError
 from ..records import TargetReply
 from .base import DialogueState, Target
-from .http_support import compile_path, read_answer, read_contexts, render_template, request_json, search
+from .http_support import (
+    check_reachable,
+    compile_path,
+    read_answer,
+    read_contexts,
+    render_template,
+    request_json,
+    search,
+)
 
 
 class HttpTarget(Target):
@@ -22,6 +30,9 @@ class HttpTarget(Target):
         start = config.session_start
         self._session_id = compile_path(start.id_path, "target.session_start.id_path") if start else None
         self._client = client or httpx.AsyncClient(timeout=config.timeout_s)
+
+    async def check_reachable(self) -> None:
+        await check_reachable(self.config.url, min(self.config.timeout_s, 10.0))
 
     def describe(self) -> str:
         return f"http {self.config.method} {self.config.url}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -13,6 +14,8 @@ from jmespath.exceptions import JMESPathError
 
 from ..errors import ConfigError, TargetError
 from ..records import Context
+from ..redaction import redact_urls
+from ..retrying import RetryPolicy, parse_retry_after, status_is_retryable
 
 PLACEHOLDER = re.compile(r"\{(message|history|conversation_id|session_id)\}")
 BODY_EXCERPT = 2000  # characters of a failing response kept on the TargetError
@@ -58,47 +61,85 @@ async def request_json(
     headers: dict[str, str] | None = None,
     max_retries: int = 2,
     backoff_s: float = 0.5,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> Any:
-    """Send one request and return the parsed JSON body. Connection errors, timeouts and 5xx are retried;
-    whatever still fails is a TargetError carrying the status and the body."""
+    """Send one request and return the parsed JSON body. Connection errors, timeouts, a reply cut off, 408/409/429,
+    5xx and a body that is not JSON are retried under the shared policy (ragdive.retrying: Retry-After honoured,
+    jittered exponential backoff), as the model layer retries them; whatever still fails is a TargetError carrying
+    the status and the body. ``sleep`` is replaceable so tests can see the waits without waiting."""
     kwargs: dict[str, Any] = {"headers": headers}
     if body is not None:
         if method == "GET" and isinstance(body, dict):
             kwargs["params"] = {k: v if isinstance(v, str) else json.dumps(v) for k, v in body.items()}
         else:
             kwargs["json"] = body
+    policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s)
     attempt = 0
     while True:
         try:
             response = await client.request(method, url, **kwargs)
-        except httpx.TransportError as exc:
+        except httpx.TransportError as exc:  # connect/read errors, timeouts, a peer gone mid-reply
             if attempt < max_retries:
+                await sleep(policy.delay(attempt))
                 attempt += 1
-                await asyncio.sleep(backoff_s * 2 ** (attempt - 1))
                 continue
             raise TargetError(
                 f"{method} {url} failed after {attempt + 1} attempt(s): {type(exc).__name__}: {exc}"
             ) from exc
-        if response.status_code >= 500 and attempt < max_retries:
-            attempt += 1
-            await asyncio.sleep(backoff_s * 2 ** (attempt - 1))
-            continue
-        break
-    text = response.text
-    if response.status_code >= 400:
-        raise TargetError(
-            f"{method} {url} answered HTTP {response.status_code}: {text[:300]}",
-            status=response.status_code,
-            body=text[:BODY_EXCERPT],
-        )
+        text = response.text
+        if response.status_code >= 400:
+            if status_is_retryable(response.status_code) and attempt < max_retries:
+                await sleep(policy.delay(attempt, parse_retry_after(response.headers)))
+                attempt += 1
+                continue
+            raise TargetError(
+                f"{method} {url} answered HTTP {response.status_code}: {text[:300]}"
+                + (f" (after {attempt + 1} attempts)" if attempt else ""),
+                status=response.status_code,
+                body=text[:BODY_EXCERPT],
+            )
+        try:
+            return response.json()
+        except ValueError as exc:
+            if attempt < max_retries:  # a broken proxy's page: the next attempt may reach the system
+                await sleep(policy.delay(attempt))
+                attempt += 1
+                continue
+            raise TargetError(
+                f"{method} {url} answered a body that is not JSON: {text[:300]!r}",
+                status=response.status_code,
+                body=text[:BODY_EXCERPT],
+            ) from exc
+
+
+async def check_reachable(url: str, timeout_s: float = 5.0) -> None:
+    """Open (and close) a TCP connection to the URL's host and port: a target that is down, or a wrong port, fails
+    here in seconds instead of after the first drafts (measured before this: 47 s of simulation, then the error).
+    Nothing is sent, so the target sees no request it would have to answer or count."""
+    parsed = httpx.URL(url)
+    host = parsed.host
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    if _through_a_proxy(parsed.scheme, host):
+        return  # httpx will go through the proxy (HTTP_PROXY...): a direct connection says nothing about that
     try:
-        return response.json()
-    except ValueError as exc:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
+    except (OSError, TimeoutError) as exc:
+        why = f"no answer within {timeout_s:g} s" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
         raise TargetError(
-            f"{method} {url} answered a body that is not JSON: {text[:300]!r}",
-            status=response.status_code,
-            body=text[:BODY_EXCERPT],
-        ) from exc
+            f"target {redact_urls(url)} is unreachable: cannot connect to {host}:{port} ({why})"
+        ) from None
+    writer.close()
+    try:
+        await writer.wait_closed()
+    except OSError:
+        pass
+
+
+def _through_a_proxy(scheme: str, host: str) -> bool:
+    from urllib.request import getproxies, proxy_bypass
+
+    proxies = getproxies()
+    return bool(proxies.get(scheme) or proxies.get("all")) and not proxy_bypass(host)
 
 
 def search(path: Any, data: Any, what: str, raw: Any) -> Any:

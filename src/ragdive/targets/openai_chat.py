@@ -13,7 +13,7 @@ from ..config.target import OpenAIChatTargetConfig
 from ..errors import TargetError
 from ..records import TargetReply
 from .base import DialogueState, Target
-from .http_support import compile_path, read_answer, read_contexts, request_json, search
+from .http_support import check_reachable, compile_path, read_answer, read_contexts, request_json, search
 
 ANSWER_PATH = "choices[0].message.content"
 
@@ -28,6 +28,9 @@ class OpenAIChatTarget(Target):
         if config.api_key:
             self._headers["Authorization"] = f"Bearer {config.api_key}"
         self._client = client or httpx.AsyncClient(timeout=config.timeout_s)
+
+    async def check_reachable(self) -> None:
+        await check_reachable(self.url, min(self.config.timeout_s, 10.0))
 
     def describe(self) -> str:
         return f"openai-chat {self.config.model} at {self.config.base_url}"

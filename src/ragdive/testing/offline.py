@@ -57,9 +57,18 @@ def _section(text: str, name: str) -> str:
     return match.group(1).strip() if match else ""
 
 
+def _judge_prompt(messages: list[Message]) -> str:
+    """The judge's own prompt: the last message with sections, not a corrective retry's request after it (which
+    holds none, and would make every verdict one about empty text)."""
+    for message in reversed(messages):
+        if re.search(r"^[A-Z][A-Z ]+:$", message.content, re.M):
+            return message.content
+    return messages[-1].content
+
+
 def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
     """Verdicts by string containment: the answer contains the ground truth, a context contains it, and so on."""
-    prompt = messages[-1].content
+    prompt = _judge_prompt(messages)
     name = schema.__name__ if schema else ""
     truth, answer = _section(prompt, "GROUND TRUTH"), _section(prompt, "ANSWER")
     contexts = _section(prompt, "RETRIEVED CONTEXTS")
@@ -78,3 +87,26 @@ def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
     if name == "ContextRetentionVerdict":
         return {"reason": "kept", "lost": [], "retained": True}
     raise ValueError(f"ragdive.testing.offline.judge: no verdict for schema {name!r}")
+
+
+_USER_SCHEMAS = ("DraftOutput", "ProbeDraftOutput")
+
+
+def stub_reply(body: dict[str, Any]) -> str | dict[str, Any]:
+    """The same stand-ins behind the stub server's HTTP API (``python -m ragdive.testing --reply
+    ragdive.testing.offline:stub_reply``): the request's schema name says which role is asking; a request without
+    a schema is the target, which answers with the question it was asked, echoed, and that question as its one
+    retrieved context (deterministic, so a run with faults can be compared with one without)."""
+    import json
+
+    messages = [Message(role=m.get("role", "user"), content=str(m.get("content", ""))) for m in body["messages"]]
+    response_format = body.get("response_format") or {}
+    name = str((response_format.get("json_schema") or {}).get("name", "")) if isinstance(response_format, dict) else ""
+    if not name:
+        asked = messages[-1].content[:300] if messages else "nothing asked"
+        return {"text": f"As far as I know: {asked}", "extra": {"contexts": [{"text": asked, "source": "echo"}]}}
+    if name in _USER_SCHEMAS:
+        return json.dumps(user(messages))
+    if name == "VerdictOutput":
+        return json.dumps(validator(messages))
+    return json.dumps(judge(messages, type(name, (BaseModel,), {})))

@@ -20,16 +20,18 @@ _TURN = re.compile(r"Write turn (\d+)")
 _RANKS = re.compile(r"There are (\d+) contexts")
 TARGET_CONTEXT = "The stub's one retrieved passage, returned with every answer."
 
-Reply = str | tuple[str, dict[str, Any]]
+Reply = str | dict[str, Any]
 
 
 def ragdive_roles(body: dict[str, Any]) -> Reply:
-    """The reply for one chat request (text, or text and extra top-level response fields)."""
+    """The reply for one chat request: its text, or ``{"text", "extra"}`` with extra top-level response fields
+    (the stub server's reply contract)."""
     messages = body.get("messages") or []
     text = "\n".join(str(m.get("content") or "") for m in messages)
     schema = _schema(body)
     if schema is None:  # the target: plain chat, contexts beside the answer (the openai-chat target's contexts_field)
-        return "The stub answers from its one passage.", {"contexts": [{"text": TARGET_CONTEXT, "source": "stub"}]}
+        contexts = [{"text": TARGET_CONTEXT, "source": "stub"}]
+        return {"text": "The stub answers from its one passage.", "extra": {"contexts": contexts}}
     props = schema.get("properties", {})
     if "rag_input" in props:
         return json.dumps(_draft(text))

@@ -13,18 +13,19 @@ from typing import Any
 
 import httpx
 
-from .faults import Fault, ReceivedRequest, fault_from_dict, fault_to_dict
+from .faults import Fault, FaultRates, ReceivedRequest, fault_from_dict, fault_to_dict, rates_to_dict
 
 
 class StubProcess:
     def __init__(
-        self, *, api_key: str | None = None, port: int = 0, latency_s: float = 0.0, reply: str | None = None
+        self, *, api_key: str | None = None, port: int = 0, reply: str | None = None, latency_s: float = 0.0
     ) -> None:
-        """``latency_s`` and ``reply`` (a name in stub_server.REPLIES): as the server's --latency and --reply."""
-        self.api_key = api_key
-        self.port = port
+        """``reply``: ``module:function`` that answers a request body with text (importable in the child);
+        ``latency_s``: every normal answer waits this long (the server's --latency)."""
         self.latency_s = latency_s
+        self.api_key = api_key
         self.reply = reply
+        self.port = port
         self.base_url = ""
         self._proc: subprocess.Popen[str] | None = None
 
@@ -32,10 +33,10 @@ class StubProcess:
         cmd = [sys.executable, "-m", "ragdive.testing", "--port", str(self.port)]
         if self.api_key:
             cmd += ["--api-key", self.api_key]
-        if self.latency_s:
-            cmd += ["--latency", str(self.latency_s)]
         if self.reply:
             cmd += ["--reply", self.reply]
+        if self.latency_s:
+            cmd += ["--latency", str(self.latency_s)]
         self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline().strip()  # the server prints its base URL once it is listening
@@ -54,6 +55,11 @@ class StubProcess:
 
     def plan(self, *faults: Fault) -> StubProcess:
         self._control("POST", "plan", {"faults": [fault_to_dict(f) for f in faults]})
+        return self
+
+    def chaos(self, rates: FaultRates | None) -> StubProcess:
+        """Random faults at these rates past the plan (None: none)."""
+        self._control("POST", "chaos", {"rates": rates_to_dict(rates) if rates else None})
         return self
 
     def reset(self) -> None:

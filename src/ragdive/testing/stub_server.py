@@ -5,8 +5,9 @@
         ...  # point an openai client at server.base_url
         assert server.request_count == 5
 
-Each request to ``POST /v1/chat/completions`` takes the next fault from the plan (or, once it is used up,
-``Fault.ok()``). A normal answer is ``reply(request_json)`` when given, else a JSON instance of the requested
+Each request to ``POST /v1/chat/completions`` takes the next fault from the plan (or, once it is used up, a random
+fault drawn by ``server.chaos(FaultRates(...))`` when set, else ``Fault.ok()``). A normal answer is
+``reply(request_json)`` when given, else a JSON instance of the requested
 schema (``response_format``) or a short echo. The server runs uvicorn in a background thread on its own event
 loop, bound to 127.0.0.1 on a free port; it records every request it received.
 """
@@ -14,7 +15,10 @@ loop, bound to 127.0.0.1 on a free port; it records every request it received.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
+import logging
+import random
 import socket
 import threading
 import time
@@ -29,13 +33,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from .faults import Fault, ReceivedRequest, fault_from_dict
+from .faults import Fault, FaultRates, ReceivedRequest, fault_from_dict
 from .schema_example import example_for_schema
 
-Reply = Callable[[dict[str, Any]], str | tuple[str, dict[str, Any]]]
-"""A reply is the answer's text, or the text and extra top-level fields of the response (e.g. a RAG's contexts)."""
-REPLIES = {"ragdive-roles": "ragdive.testing.role_replies:ragdive_roles"}
-"""Named replies the stub process can be started with (``--reply``)."""
+Reply = Callable[[dict[str, Any]], "str | dict[str, Any]"]
+"""Answers a request body: the message text, or ``{"text": ..., "extra": {...}}`` where ``extra`` goes into the
+completion's top level (e.g. ``contexts``, as RAG servers with an OpenAI-shaped API add them)."""
 
 
 class StubServer:
@@ -50,8 +53,8 @@ class StubServer:
         latency_s: float = 0.0,
     ) -> None:
         """``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get 401. ``latency_s``: every
-        normal answer waits this long first (a model's fixed latency; waited on the event loop, so requests in
-        flight overlap as they would at a real endpoint)."""
+        normal answer waits this long first (awaited, so concurrent requests wait side by side, as on a server
+        with spare capacity): a fixed-latency model for benchmarks."""
         self.reply = reply
         self.latency_s = latency_s
         self.in_flight = 0
@@ -63,6 +66,8 @@ class StubServer:
         self.port = port
         self.requests: list[ReceivedRequest] = []
         self._faults: deque[Fault] = deque()
+        self._rates: FaultRates | None = None
+        self._rng = random.Random(0)
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -75,11 +80,21 @@ class StubServer:
             self._faults.extend(faults)
         return self
 
+    def chaos(self, rates: FaultRates | None) -> StubServer:
+        """Random faults at these rates for every request past the plan (None: no random faults)."""
+        with self._lock:
+            if rates is not None and not 0 <= rates.transport + rates.content <= 1:
+                raise ValueError("fault rates must be in [0, 1] and add up to at most 1")
+            self._rates = rates
+            self._rng = random.Random(rates.seed if rates else 0)
+        return self
+
     def reset(self) -> None:
         with self._lock:
             self._faults.clear()
             self.requests.clear()
             self.peak_in_flight = self.in_flight
+            self._rates = None
 
     @property
     def request_count(self) -> int:
@@ -143,6 +158,7 @@ class StubServer:
                 # control API, so a harness can program a server running in another process (StubProcess)
                 Route("/_stub/plan", self._control_plan, methods=["POST"]),
                 Route("/_stub/reset", self._control_reset, methods=["POST"]),
+                Route("/_stub/chaos", self._control_chaos, methods=["POST"]),
                 Route("/_stub/requests", self._control_requests, methods=["GET"]),
                 Route("/_stub/stats", self._control_stats, methods=["GET"]),
             ]
@@ -151,6 +167,11 @@ class StubServer:
     async def _control_plan(self, request: Request) -> Response:
         self.plan(*(fault_from_dict(item) for item in (await request.json())["faults"]))
         return JSONResponse({"planned": len(self._faults)})
+
+    async def _control_chaos(self, request: Request) -> Response:
+        rates = (await request.json()).get("rates")
+        self.chaos(FaultRates(**rates) if rates else None)
+        return JSONResponse({"chaos": rates})
 
     async def _control_reset(self, request: Request) -> Response:
         self.reset()
@@ -170,7 +191,12 @@ class StubServer:
 
     def _next_fault(self, request: Request, body: dict[str, Any]) -> Fault:
         with self._lock:
-            fault = self._faults.popleft() if self._faults else Fault.ok()
+            if self._faults:
+                fault = self._faults.popleft()
+            elif self._rates is not None:
+                fault = self._rates.draw(self._rng)
+            else:
+                fault = Fault.ok()
             headers = {k: v for k, v in request.headers.items() if k.lower() != "authorization"}
             self.requests.append(ReceivedRequest(request.url.path, body, headers, fault))
         return fault
@@ -202,15 +228,24 @@ class StubServer:
             return _error(504, "hung request finally answered")
         if fault.kind == "garbage":
             return PlainTextResponse(fault.body, media_type="application/json")
+        if fault.kind == "reset":
+            return _ResetResponse()
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
-        answer = fault.body if fault.body else self._answer(body)
-        text, extra = answer if isinstance(answer, tuple) else (answer, {})
+        text, extra = self._answer(body)
+        if fault.kind == "truncated":
+            text = text[: max(1, len(text) // 2)]
+        elif fault.body:
+            text = fault.body
         return JSONResponse({**_completion(body, text, self.model), **extra})
 
-    def _answer(self, body: dict[str, Any]) -> str | tuple[str, dict[str, Any]]:
+    def _answer(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if self.reply is not None:
-            return self.reply(body)
+            answer = self.reply(body)
+            return (answer, {}) if isinstance(answer, str) else (str(answer["text"]), dict(answer.get("extra") or {}))
+        return self._default_answer(body), {}
+
+    def _default_answer(self, body: dict[str, Any]) -> str:
         schema = _requested_schema(body.get("response_format"))
         if schema is not None:
             return json.dumps(example_for_schema(schema))
@@ -247,6 +282,28 @@ def _completion(request: dict[str, Any], text: str, model: str) -> dict[str, Any
     }
 
 
+class _QuietResets(logging.Filter):
+    """uvicorn logs an error for every response the app leaves unfinished; for a planned reset that is the point."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "returned without completing response" not in record.getMessage()
+
+
+logging.getLogger("uvicorn.error").addFilter(_QuietResets())
+
+
+class _ResetResponse(Response):
+    """Headers promising a body, half a body, then the connection dropped: the client reads a peer that went away
+    mid-answer. (Returning from the ASGI app with the response unfinished makes uvicorn close the transport.)"""
+
+    def __init__(self) -> None:
+        super().__init__(status_code=200)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"4096")]})
+        await send({"type": "http.response.body", "body": b'{"id": "chatcmpl-res', "more_body": True})
+
+
 def _error(status: int, message: str, *, code: str | None = None, headers: dict[str, str] | None = None) -> Response:
     body = {"error": {"message": message, "type": "stub_error", "code": code}}
     return JSONResponse(body, status_code=status, headers=headers)
@@ -262,25 +319,26 @@ async def _sleep_unless_gone(request: Request, seconds: float) -> None:
 
 
 def main() -> None:
-    """``python -m ragdive.testing [--port N] [--api-key K] [--latency S] [--reply ragdive-roles]``: serve until
-    stopped; the first stdout line is the base URL (StubProcess reads it)."""
+    """``python -m ragdive.testing [--port N] [--api-key K]``: serve until stopped; the first
+    stdout line is the base URL (StubProcess reads it)."""
     import argparse
-    import importlib
 
     parser = argparse.ArgumentParser(description="Serve the ragdive stub OpenAI-compatible API on loopback.")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--api-key", default=None)
+    parser.add_argument("--reply", default=None, help="module:function answering a request body with text")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds every normal answer waits")
-    parser.add_argument("--reply", choices=sorted(REPLIES), default=None, help="a named reply (default: schema echo)")
     args = parser.parse_args()
-    reply = None
-    if args.reply:
-        module, _, name = REPLIES[args.reply].partition(":")
-        reply = getattr(importlib.import_module(module), name)
-    with StubServer(port=args.port, api_key=args.api_key, latency_s=args.latency, reply=reply) as server:
+    reply = load_reply(args.reply) if args.reply else None
+    with StubServer(port=args.port, api_key=args.api_key, reply=reply, latency_s=args.latency) as server:
         print(server.base_url, flush=True)
         try:
             while True:
                 time.sleep(3600)
         except KeyboardInterrupt:
             pass
+
+
+def load_reply(spec: str) -> Reply:
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]

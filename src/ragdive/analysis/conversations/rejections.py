@@ -33,7 +33,10 @@ class Acceptance:
     overruled: int
     """Accepted only because attempts ran out (``validator_overruled``)."""
     first_try_rate: float | None
+    """Over the turns with a validator history; None when none has one."""
     overruled_share: float | None
+    unrecorded: int = 0
+    """Turns without a validator history (static questions, imported turns): not in the rates."""
 
 
 @dataclass(frozen=True)
@@ -60,11 +63,15 @@ def _first_try(turn: Turn) -> bool:
 
 
 def acceptance(turns: Iterable[Turn]) -> Acceptance:
-    items = list(turns)
+    """Rates over the turns with a validator history: a turn without attempts (a static question, an imported
+    turn whose source kept none) has no first try to count, and counting it as "not first try" would be a
+    made-up 0."""
+    every = list(turns)
+    items = [t for t in every if t.attempts or t.generation_errors or t.validator_overruled]
     n = len(items)
     first = sum(_first_try(t) for t in items)
     over = sum(t.validator_overruled for t in items)
-    return Acceptance(n, first, over, first / n if n else None, over / n if n else None)
+    return Acceptance(len(every), first, over, first / n if n else None, over / n if n else None, len(every) - n)
 
 
 def rejection_stats(conversations: Iterable[Conversation], rejections: Iterable[Rejection]) -> RejectionStats:

@@ -97,22 +97,54 @@
   }
   const persona = document.getElementById("filter-persona");
   const qtype = document.getElementById("filter-type");
+  const metric = document.getElementById("filter-metric");
+  const low = document.getElementById("filter-min");
+  const high = document.getElementById("filter-max");
   const unscored = document.getElementById("filter-unscored");
+  conversations.forEach(function (c) {
+    // whole-conversation scores and every turn's, as the score filters read them
+    c.allScores = c.scores.concat([].concat.apply([], c.turns.map(function (t) { return t.scores; })));
+  });
   fill(persona, conversations.map(function (c) { return c.persona; }));
   fill(qtype, [].concat.apply([], conversations.map(function (c) { return c.types; })));
+  fill(metric, [].concat.apply([], conversations.map(function (c) {
+    return c.allScores.map(function (s) { return s.metric; });
+  })));
+
+  function bound(input, fallback) {
+    // an empty or unreadable box is no bound
+    const v = input.value === "" ? NaN : Number(input.value);
+    return isNaN(v) ? fallback : v;
+  }
+
+  // The score filters are scoped by the metric chosen (any metric when none is): a score range keeps the
+  // conversations with some scored value inside it (bounds included); "has unscored" keeps those with some
+  // unscored score; a metric alone keeps those where that metric was judged at all.
+  function scoresMatch(c) {
+    const mine = c.allScores.filter(function (s) { return !metric.value || s.metric === metric.value; });
+    if (metric.value && !mine.length) return false;
+    const lo = bound(low, -Infinity);
+    const hi = bound(high, Infinity);
+    const ranged = low.value !== "" || high.value !== "";
+    if (ranged && !mine.some(function (s) { return s.unscored === null && s.value >= lo && s.value <= hi; })) {
+      return false;
+    }
+    return !unscored.checked || mine.some(function (s) { return s.unscored !== null; });
+  }
 
   function apply() {
     let shown = 0;
     conversations.forEach(function (c) {
       const visible = (!persona.value || c.persona === persona.value) &&
         (!qtype.value || c.types.indexOf(qtype.value) >= 0) &&
-        (!unscored.checked || c.has_unscored);
+        scoresMatch(c);
       c.element.hidden = !visible;
       if (visible) shown += 1;
     });
     document.getElementById("shown-count").textContent = shown + " of " + conversations.length + " shown";
   }
-  [persona, qtype, unscored].forEach(function (x) { x.addEventListener("change", apply); });
+  [persona, qtype, metric, unscored].forEach(function (x) { x.addEventListener("change", apply); });
+  [low, high].forEach(function (x) { x.addEventListener("input", apply); });
   apply();
   // when charts and browser are drawn (Plotly.newPlot draws synchronously): the benchmark reads it
   document.body.dataset.readyMs = String(Math.round(performance.now()));

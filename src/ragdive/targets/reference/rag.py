@@ -22,6 +22,7 @@ from .embeddings import Embedder, make_embedder
 from .history import check_policy, select_history
 from .index import Index
 from .prompts import render
+from .rerank import EmbedderReranker, LLMReranker
 
 
 class ReferenceRAG:
@@ -37,7 +38,7 @@ class ReferenceRAG:
         self.model = model
         self.history_policy = check_policy(config.history)
         self.index = Index.open(documents, size=config.chunk_size, overlap=config.chunk_overlap, root=config.index_dir)
-        if embedder is None and config.retriever != "bm25":
+        if embedder is None and (config.retriever != "bm25" or config.rerank == "embedder"):
             embedder = make_embedder(
                 config.embedding,
                 base_url=config.embedding_base_url,
@@ -46,20 +47,43 @@ class ReferenceRAG:
                 passage_prefix=config.passage_prefix,
             )
         self.retriever = self.index.retriever(config.retriever, embedder, rrf_k=config.rrf_k)
+        self.reranker: EmbedderReranker | LLMReranker | None = None
+        if config.rerank == "llm":
+            self.reranker = LLMReranker(model)
+        elif config.rerank == "embedder":
+            assert embedder is not None
+            self.reranker = EmbedderReranker(embedder, self._known_vectors(embedder))
+
+    def _known_vectors(self, embedder: Embedder) -> dict[str, Any]:
+        """A dense index's chunk vectors, when the retriever has one: the embedding reranker need not redo them."""
+        if self.config.retriever == "bm25":
+            return {}
+        vectors = self.index.dense(embedder).vectors
+        return {chunk.id: vectors[i] for i, chunk in enumerate(self.index.chunks)}
 
     def describe(self) -> str:
         c = self.config
         return (
             f"reference {c.retriever} k={c.top_k} history={c.history} chunks={c.chunk_size}/{c.chunk_overlap}"
-            f"{' rewrite' if c.rewrite_query else ''} generator={self.model.name}"
+            f"{' rewrite' if c.rewrite_query else ''}"
+            f"{f' rerank={c.rerank}/{c.rerank_candidates}' if c.rerank != 'none' else ''} generator={self.model.name}"
         )
 
-    def retrieve(self, query: str) -> list[Context]:
+    def retrieve(self, query: str, k: int | None = None) -> list[Context]:
         chunks = self.index.chunks
         return [
             Context(text=chunks[h.chunk].text, id=chunks[h.chunk].id, source=chunks[h.chunk].document_id, score=h.score)
-            for h in self.retriever.search(query, self.config.top_k)
+            for h in self.retriever.search(query, k or self.config.top_k)
         ]
+
+    async def contexts(self, query: str) -> tuple[list[Context], dict[str, Any]]:
+        """The top_k contexts for ``query``: retrieved, or (with a reranker) rerank_candidates retrieved, reordered,
+        cut to top_k. The second value describes the rerank for the reply (empty without one)."""
+        if self.reranker is None:
+            return await asyncio.to_thread(self.retrieve, query), {}
+        candidates = await asyncio.to_thread(self.retrieve, query, self.config.rerank_candidates)
+        reranked = await self.reranker.rerank(query, candidates, self.config.top_k)
+        return reranked.contexts, {"rerank": reranked.describe(self.reranker.method)}
 
     async def rewrite(self, message: str, history: list[Message]) -> str:
         """A stand-alone query from the conversation; the message itself when there is nothing to resolve."""
@@ -95,14 +119,14 @@ class ReferenceRAG:
         try:
             kept = select_history(history, self.history_policy)  # the policy reaches retrieval and generation
             query = await self.query(message, kept)
-            contexts = await asyncio.to_thread(self.retrieve, query)
+            contexts, rerank = await self.contexts(query)
             params = GenerateParams(stop=["\n"]) if self.model.prompt_profile == "base" else None
             completion = await self.model.generate(self.messages(message, contexts, kept), params=params)
         except ModelCrashed:
             raise  # the local model's process died: that stops the run, it is not the target being down
         except ModelError as exc:
             raise TargetError(f"reference RAG generator failed: {exc}") from exc
-        raw = {"query": query, "model": completion.model, "usage": completion.usage.model_dump()}
+        raw = {"query": query, "model": completion.model, "usage": completion.usage.model_dump(), **rerank}
         return TargetReply(
             answer=completion.text.strip(), contexts=contexts, latency_s=time.perf_counter() - began, raw=raw
         )
@@ -136,6 +160,7 @@ def build_reference(
     *,
     corpus: str | Path | None = None,
     corpus_format: str = "auto",
+    corpus_encoding: str = "utf-8",
     model: Model | None = None,
     embedder: Embedder | None = None,
 ) -> ReferenceTarget:
@@ -145,7 +170,7 @@ def build_reference(
         raise ConfigError("reference target: no corpus (set target.corpus or the experiment's corpus.path)")
     if model is None:
         raise ConfigError("reference target: no generator model (set models.target or models.default)")
-    documents = load_documents(path, format="auto" if config.corpus else corpus_format)
+    documents = load_documents(path, format="auto" if config.corpus else corpus_format, encoding=corpus_encoding)
     return ReferenceTarget(ReferenceRAG(config, documents, model, embedder=embedder))
 
 

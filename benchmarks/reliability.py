@@ -1,0 +1,303 @@
+"""Reliability harness: real `ragdive run` processes against the fault-injecting stub (ragdive.testing), with
+random faults per family and random `kill -9`s, compared with a run without faults.
+
+    python benchmarks/reliability.py [--conversations 6] [--turns 3] [--kills 8] [--rates 0,0.2,0.5]
+
+Every role (user, validator, judge) and the target (an openai-chat target) talk to one StubProcess whose answers
+are the deterministic offline stand-ins (ragdive.testing.offline:stub_reply), so a run that survived its faults
+must equal the run without faults, conversation for conversation and score for score. Each row is one run
+(first pass, then one `--resume` when something failed, then `evaluate --retry-failed` for judge failures),
+all with the same fault rates. What it prints per row:
+
+- lost / duplicated: planned conversations without a line, turns of a finished conversation missing, scores of
+  the clean run with no line; a conversation or score key with two current lines. Must all be 0.
+- from fault: a score whose value differs from the clean run's although what it judged is the same (a verdict read
+  out of a faulty judge answer). Must be 0. A target that answered differently (a content fault in the target's
+  reply is, to ragdive, just what the system under test said) changes what is judged: those items are counted
+  apart, as "target changed".
+- errors: conversations still marked `error` after the resume (named, resumable, not lost).
+- ended early: conversations that stopped before max turns with their reason on the line (e.g. the user model
+  gave no readable draft in max_attempts tries: the bounded redraft loop, named, not lost).
+- unscored by reason: judge failures and metric-level "nothing to measure" reasons, after --retry-failed.
+- req/call: HTTP requests the stub received ÷ logical calls the run recorded (model calls in the manifest's
+  spend + target turns): the price of the retries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ragdive.store import RunStore
+from ragdive.testing import FaultRates, StubProcess
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "src" / "ragdive" / "demo" / "corpus"
+METRICS = ["faithfulness", "context_precision", "context_recall", "correctness", "forgetfulness", "context_retention"]
+
+
+def experiment(base_url: str, conversations: int, turns: int) -> dict[str, Any]:
+    # short timeouts and backoffs: a hang costs one timeout, not two minutes; retries as configured by default
+    model = {"model": "openai/stub-model", "base_url": base_url, "timeout_s": 1.0, "backoff_s": 0.02}
+    return {
+        "name": "reliability",
+        "seed": 11,
+        "models": {"default": model},
+        "corpus": {"path": str(CORPUS)},
+        "simulation": {"conversations": conversations, "max_turns": turns, "personas": ["precise", "confused"]},
+        "target": {
+            "type": "openai-chat",
+            "base_url": base_url,
+            "timeout_s": 1.0,
+            "max_retries": 4,
+            "retry_backoff_s": 0.02,
+        },
+        "evaluation": {"metrics": METRICS},
+        "cache": {"enabled": False},
+    }
+
+
+def ragdive(*args: str | Path, check: bool = False) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-m", "ragdive", *map(str, args)], capture_output=True, text=True, env=env, check=False
+    )
+    if check and done.returncode not in (0, 1):
+        raise RuntimeError(f"ragdive {' '.join(map(str, args))} exited {done.returncode}: {done.stderr[-2000:]}")
+    return done
+
+
+def only_run(output: Path) -> Path | None:
+    runs = [p for p in output.iterdir() if (p / "manifest.json").exists()] if output.exists() else []
+    return runs[0] if len(runs) == 1 else None
+
+
+@dataclass
+class Snapshot:
+    """What a finished run holds, keyed so two runs can be compared."""
+
+    conversations: dict[str, Any]
+    conversation_lines: Counter[str]
+    scores: dict[tuple[str, int | None, str], Any]
+    score_lines: Counter[tuple[str, int | None, str, str]]
+    logical_calls: int
+    requests: int = 0
+    unscored: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def read(cls, run: Path, requests: int = 0) -> Snapshot:
+        store = RunStore.open(run)
+        current = {c.id: c for c in store.current_conversations()}
+        lines = Counter(c.id for c in store.conversations().records if c.status != "error")
+        scores = {(s.conversation_id, s.turn_index, s.metric): s for s in store.current_scores()}
+        # a score line judged one conversation line; two lines with a value for the same key are a duplicate
+        score_lines = Counter(
+            (s.conversation_id, s.turn_index, s.metric, str(s.conversation_finished))
+            for s in store.scores().records
+            if s.scored
+        )
+        unscored: Counter[str] = Counter()
+        for s in scores.values():
+            if not s.scored:
+                why = "judge failed" if s.details.get("judge_failed") else (s.unscored_reason or "")[:48]
+                unscored[why] += 1
+        spend = store.read_manifest().totals.spend
+        model_calls = sum(m.calls for m in spend)
+        target_turns = sum(len(c.turns) for c in current.values())
+        return cls(current, lines, scores, score_lines, model_calls + target_turns, requests, unscored)
+
+
+@dataclass
+class Row:
+    label: str
+    errors: int = 0
+    lost: dict[str, int] = field(default_factory=lambda: {"conversations": 0, "turns": 0, "scores": 0})
+    duplicated: dict[str, int] = field(default_factory=lambda: {"conversations": 0, "scores": 0})
+    from_fault: int = 0
+    target_changed: int = 0
+    ended_early: int = 0
+    unscored: Counter[str] = field(default_factory=Counter)
+    requests_per_call: float = 0.0
+    seconds: float = 0.0
+    examples: list[str] = field(default_factory=list)
+    """The first few scores from a fault, to look at."""
+
+
+def _replies(conversation: Any, turn: int | None) -> list[tuple[str | None, list[str]]]:
+    turns = conversation.turns if turn is None else [t for t in conversation.turns if t.index == turn]
+    return [(t.answer, [c.text for c in t.contexts]) for t in turns]
+
+
+def same_judged(clean: Snapshot, got: Snapshot, key: tuple[str, int | None, str]) -> bool:
+    """Whether the item the score judged (a turn, or a whole conversation) is what the clean run judged."""
+    a, b = clean.conversations.get(key[0]), got.conversations.get(key[0])
+    return a is not None and b is not None and _replies(a, key[1]) == _replies(b, key[1])
+
+
+def compare(label: str, clean: Snapshot, got: Snapshot, planned: int, seconds: float) -> Row:
+    row = Row(label, seconds=seconds)
+    row.lost["conversations"] = planned - len(got.conversations)
+    row.errors = sum(c.status == "error" for c in got.conversations.values())
+    for cid, conv in got.conversations.items():
+        if conv.status == "ended_early" and conv.end_reason and clean.conversations[cid].status != "ended_early":
+            row.ended_early += 1  # stopped with its reason on the line: named, not lost
+        elif conv.status != "error" and cid in clean.conversations:
+            row.lost["turns"] += max(0, len(clean.conversations[cid].turns) - len(conv.turns))
+    row.duplicated["conversations"] = sum(n - 1 for n in got.conversation_lines.values() if n > 1)
+    row.duplicated["scores"] = sum(n - 1 for n in got.score_lines.values() if n > 1)
+    for key in clean.scores:
+        conv = got.conversations.get(key[0])
+        has_turn = conv is not None and (key[1] is None or any(t.index == key[1] for t in conv.turns))
+        if conv is not None and conv.status != "error" and has_turn and key not in got.scores:
+            row.lost["scores"] += 1
+    for key, score in got.scores.items():
+        expected = clean.scores.get(key)
+        if not same_judged(clean, got, key):
+            row.target_changed += 1
+            continue
+        if score.scored and (expected is None or expected.value != score.value):
+            row.from_fault += 1
+            if len(row.examples) < 3:
+                was = "unscored" if expected is None or expected.value is None else expected.value
+                row.examples.append(f"{key}: {score.value} (without faults: {was}; {score.reason[:120]})")
+    row.unscored = got.unscored
+    row.requests_per_call = got.requests / got.logical_calls if got.logical_calls else 0.0
+    return row
+
+
+class Harness:
+    def __init__(self, stub: StubProcess, workdir: Path, conversations: int, turns: int) -> None:
+        self.stub = stub
+        self.workdir = workdir
+        self.planned = conversations
+        self.config = workdir / "experiment.yaml"
+        self.config.write_text(yaml.safe_dump(experiment(stub.base_url, conversations, turns)), encoding="utf-8")
+
+    def faulted_run(self, label: str, rates: FaultRates | None) -> tuple[Path, int, float]:
+        """One run at these fault rates: first pass, a --resume if a conversation failed, --retry-failed if the
+        judge failed; the same rates throughout. Returns the run, the stub's request count and the seconds."""
+        self.stub.reset()
+        self.stub.chaos(rates)
+        began = time.perf_counter()
+        output = self.workdir / label
+        ragdive("run", self.config, "--output", output, check=True)
+        run = only_run(output)
+        if run is None:
+            raise RuntimeError(f"{label}: no run directory in {output}")
+        if any(c.status == "error" for c in RunStore.open(run).current_conversations()):
+            ragdive("run", self.config, "--resume", run, check=True)
+        if any(s.details.get("judge_failed") for s in RunStore.open(run).current_scores()):
+            ragdive("evaluate", run, "--config", self.config, "--retry-failed", check=True)
+        return run, self.stub.request_count, time.perf_counter() - began
+
+    def killed_run(self, label: str, kills: int, rng: random.Random) -> tuple[Path, int, float]:
+        """A run killed with SIGKILL at random moments ``kills`` times, resumed after each, then finished."""
+        self.stub.reset()
+        began = time.perf_counter()
+        output = self.workdir / label
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        for _ in range(kills):
+            run = only_run(output)
+            args = ["--resume", str(run)] if run else ["--output", str(output)]
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "ragdive", "run", str(self.config), *args],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=env,
+            )
+            time.sleep(rng.uniform(0.5, 4.0))
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        run = only_run(output)
+        ragdive("run", self.config, *(["--resume", run] if run else ["--output", output]), check=True)
+        run = only_run(output)
+        assert run is not None
+        return run, self.stub.request_count, time.perf_counter() - began
+
+
+def measure(
+    conversations: int, turns: int, rates: list[float], kills: int, seed: int = 1, keep: Path | None = None
+) -> list[Row]:
+    rows: list[Row] = []
+    with (
+        tempfile.TemporaryDirectory(prefix="ragdive-reliability-") as tmp,
+        StubProcess(reply="ragdive.testing.offline:stub_reply") as stub,
+    ):
+        workdir = Path(tmp) if keep is None else keep
+        workdir.mkdir(parents=True, exist_ok=True)
+        harness = Harness(stub, workdir, conversations, turns)
+        run, requests, seconds = harness.faulted_run("clean", None)
+        clean = Snapshot.read(run, requests)
+        rows.append(compare("no faults", clean, clean, conversations, seconds))
+        for family in ("transport", "content"):
+            for rate in (r for r in rates if r > 0):
+                rates_ = FaultRates(**{family: rate}, seed=seed, hang_s=3.0)  # type: ignore[arg-type]
+                label = f"{family}-{rate:g}"
+                run, requests, seconds = harness.faulted_run(label, rates_)
+                rows.append(compare(f"{family} {rate:g}", clean, Snapshot.read(run, requests), conversations, seconds))
+        if kills:
+            run, requests, seconds = harness.killed_run("killed", kills, random.Random(seed))
+            got = Snapshot.read(run, requests)
+            rows.append(compare(f"{kills}x kill -9", clean, got, conversations, seconds))
+    return rows
+
+
+def print_rows(rows: list[Row]) -> None:
+    head = (
+        f"{'faults':<16}{'lost c/t/s':>12}{'dup c/s':>9}{'from fault':>11}{'target changed':>15}{'errors':>7}"
+        f"{'req/call':>9}{'s':>7}"
+    )
+    print(head)
+    for r in rows:
+        lost = "/".join(str(v) for v in r.lost.values())
+        dup = "/".join(str(v) for v in r.duplicated.values())
+        print(
+            f"{r.label:<16}{lost:>12}{dup:>9}{r.from_fault:>11}{r.target_changed:>15}{r.errors:>7}{r.ended_early:>12}"
+            f"{r.requests_per_call:>9.2f}{r.seconds:>7.1f}"
+        )
+    for r in rows:
+        for example in r.examples:
+            print(f"  {r.label}: from a fault: {example}")
+    print("\nunscored by reason (after --retry-failed)")
+    reasons = sorted({why for r in rows for why in r.unscored})
+    if not reasons:
+        print("  none")
+    for why in reasons:
+        counts = "  ".join(f"{r.label}={r.unscored.get(why, 0)}" for r in rows)
+        print(f"  {why!r}: {counts}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--conversations", type=int, default=6)
+    parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument("--kills", type=int, default=8, help="random kill -9 + --resume cycles (0: none)")
+    parser.add_argument("--rates", default="0,0.2,0.5", help="fault rates per family, comma-separated")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the runs in this folder (default: a temp dir)")
+    args = parser.parse_args()
+    rates = [float(r) for r in args.rates.split(",")]
+    rows = measure(args.conversations, args.turns, rates, args.kills, args.seed, keep=args.keep)
+    if args.json:
+        print(json.dumps([r.__dict__ for r in rows], indent=1))
+    else:
+        print_rows(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""How close a sweep gets to the time its model calls must take: sweep wall time ÷ the sum of its runs'
+critical-path bounds, against the loopback stub server with a fixed latency per call, measured in one run.
+
+    python benchmarks/sweep.py [--latencies-ms 20,100] [--cells 2] [--repeats 2] [--conversations 4] [--turns 3]
+
+Every role (user, validator, the reference RAG's generator, judge) is an `openai/...` model on the stub server,
+which answers as ragdive's offline doubles would, after the fixed latency. A run's critical-path bound is the
+least time its calls can take at that latency with its own concurrency settings: conversations run
+``simulation.concurrency`` at a time, each turn's calls (user draft, validator, generator) one after another,
+then the judge calls ``min(evaluation.concurrency, max_concurrency)`` at a time:
+
+    bound = ceil(conversations / sim_concurrency) × turns × (calls per turn) × L + ceil(judge calls / C) × L
+
+A ratio near 1 with runs one at a time means the sweep adds little of its own; below 1 with several runs at once
+means runs overlap (they share one limiter per endpoint, so not by more than the endpoint allows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ragdive.config.sweep import SweepConfig  # noqa: E402
+from ragdive.models import Message  # noqa: E402
+from ragdive.pipeline.sweep import open_sweep, run_sweep  # noqa: E402
+from ragdive.pipeline.sweep_plan import plan_sweep  # noqa: E402
+from ragdive.store import RunStore  # noqa: E402
+from ragdive.targets.reference.doubles import first_passage  # noqa: E402
+from ragdive.testing import offline  # noqa: E402
+from ragdive.testing.stub_server import StubServer  # noqa: E402
+from tests.simulation.helpers import DOCS  # noqa: E402
+
+
+def reply(body: dict[str, Any]) -> str:
+    """The offline doubles, chosen by the model name each role is bound to."""
+    messages = [Message(role=m["role"], content=str(m.get("content") or "")) for m in body["messages"]]
+    role = body["model"]
+    if role == "user":
+        return json.dumps(offline.user(messages))
+    if role == "validator":
+        return json.dumps(offline.validator(messages))
+    if role == "judge":
+        name = (body.get("response_format") or {}).get("json_schema", {}).get("name", "")
+        return json.dumps(offline.judge(messages, type(name, (), {})))  # type: ignore[arg-type]
+    return first_passage(messages)
+
+
+def sweep_config(root: Path, base_url: str, args: argparse.Namespace) -> SweepConfig:
+    corpus = root / "corpus"
+    corpus.mkdir()
+    for doc in DOCS:
+        (corpus / f"{doc.id}.md").write_text(doc.text + "\n")
+    models = {
+        role: {"model": f"openai/{role}", "base_url": base_url, "api_key": "x"}
+        for role in ("user", "validator", "target", "judge")
+    }
+    base = {
+        "name": "bench",
+        "seed": 1,
+        "models": models,
+        "corpus": {"path": str(corpus)},
+        "simulation": {"conversations": args.conversations, "max_turns": args.turns, "concurrency": 4},
+        "target": {
+            "type": "reference",
+            "retriever": "bm25",
+            "top_k": 2,
+            "chunk_size": 24,
+            "chunk_overlap": 4,
+            "index_dir": str(root / "index"),
+        },
+        "evaluation": {"concurrency": 4},
+    }
+    histories = ["full", "none", "first", "last:3"][: args.cells]
+    return SweepConfig.model_validate(
+        {"base": base, "axes": {"target.history": histories}, "repeats": args.repeats, "concurrency": 1}
+    )
+
+
+def run_bound(store: RunStore, latency: float) -> float:
+    manifest = store.read_manifest()
+    config = manifest.config
+    calls = {s.role: s.calls for s in manifest.totals.spend}
+    conversations = store.current_conversations()
+    turns = max(len(c.turns) for c in conversations)
+    per_turn = (calls.get("user", 0) + calls.get("validator", 0) + calls.get("target", 0)) / max(
+        1, sum(len(c.turns) for c in conversations)
+    )
+    waves = math.ceil(len(conversations) / config["simulation"]["concurrency"])
+    judge_slots = min(config["evaluation"]["concurrency"], 8)  # 8: ModelSpec.max_concurrency's default
+    return waves * turns * per_turn * latency + math.ceil(calls.get("judge", 0) / judge_slots) * latency
+
+
+async def measure(latency: float, runs_at_once: int, args: argparse.Namespace) -> tuple[float, float, int]:
+    with tempfile.TemporaryDirectory() as tmp, StubServer(reply=reply, latency_s=latency) as server:
+        root = Path(tmp)
+        sweep = sweep_config(root, server.base_url, args).model_copy(update={"concurrency": runs_at_once})
+        plan = plan_sweep(sweep)
+        store = open_sweep(plan, root / "sweep", resume=False)
+        began = time.perf_counter()
+        outcome = await run_sweep(plan, store, no_cache=True)
+        wall = time.perf_counter() - began
+        assert outcome.status == "finished", outcome.errors
+        bounds = sum(run_bound(RunStore.open(store.run_path(r.run_id)), latency) for r in plan.runs)
+        return wall, bounds, len(plan.runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latencies-ms", default="20,100")
+    parser.add_argument("--cells", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--conversations", type=int, default=4)
+    parser.add_argument("--turns", type=int, default=3)
+    args = parser.parse_args()
+    print(f"{args.cells} cells × {args.repeats} repeats, {args.conversations} conversations × {args.turns} turns")
+    asyncio.run(measure(0.0, 1, argparse.Namespace(**{**vars(args), "cells": 1, "repeats": 1})))  # warm: imports
+    print(f"{'latency':>8} {'runs at once':>12} {'runs':>5} {'wall s':>8} {'Σ bounds s':>11} {'wall/Σ bounds':>14}")
+    for ms in (float(x) for x in args.latencies_ms.split(",")):
+        for at_once in (1, 4):
+            wall, bounds, runs = asyncio.run(measure(ms / 1000, at_once, args))
+            print(f"{ms:>6g}ms {at_once:>12} {runs:>5} {wall:>8.2f} {bounds:>11.2f} {wall / bounds:>14.2f}")
+
+
+if __name__ == "__main__":
+    main()

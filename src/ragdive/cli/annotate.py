@@ -1,0 +1,210 @@
+"""`ragdive annotate export|import|summary`: human validation of a run (the paper's Table 1) and the judge's
+calibration against the humans' labels."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import cast, get_args
+
+import typer
+from rich import box
+from rich.table import Table
+
+from ..analysis import Estimate, summarize_annotations
+from ..errors import ConfigError
+from ..interop import annotation_items, rater_names, read_annotations, sheet_paths, write_sheets
+from ..interop.annotation_rows import SampleBy
+from ..store import RunStore
+from .display import console, out
+
+app = typer.Typer(
+    help="Human validation: rating sheets out, ratings in, agreement and calibration.", no_args_is_help=True
+)
+
+
+def _documents(store: RunStore, corpus: Path | None) -> dict[str, str]:
+    """The seed documents' text, for the excerpts: ``--corpus``, else the corpus the run's config names. Without
+    it the sheet shows the evidence quotes alone (and says so in each cell)."""
+    from ..corpus import load_documents
+
+    config = store.read_manifest().config
+    named = (config.get("corpus") or {}).get("path") if isinstance(config.get("corpus"), dict) else None
+    path = corpus or (Path(named) if named else None)
+    if path is None:
+        console.print("note: no corpus known (give --corpus): excerpts show the evidence quotes only", markup=False)
+        return {}
+    if not path.exists():
+        if corpus is not None:
+            raise ConfigError(f"annotate export: corpus {corpus} does not exist")
+        console.print(
+            f"note: the run's corpus {path} is not here (give --corpus): excerpts show the evidence only", markup=False
+        )
+        return {}
+    fmt = (config.get("corpus") or {}).get("format", "auto") if corpus is None else "auto"
+    return {d.id: d.text for d in load_documents(path, format=fmt)}
+
+
+@app.command("export")
+def export_cmd(
+    run: Path = typer.Argument(..., help="Run directory."),
+    output: Path = typer.Option(..., "-o", "--output", help="sheet.xlsx or sheet.csv (one file per rater)."),
+    sample: int = typer.Option(200, "--sample", help="Turns to sample (the paper rated 200)."),
+    by: str = typer.Option(
+        "turn", "--by", help="turn: stratified by turn number and question type; conversation: whole conversations."
+    ),
+    seed: int = typer.Option(1, "--seed", help="Same run and seed, same sample."),
+    raters: int = typer.Option(2, "--raters", help="One sheet per rater (the paper had two)."),
+    corpus: Path | None = typer.Option(None, "--corpus", help="The run's corpus, for the document excerpts."),
+) -> None:
+    """Write rating sheets: sampled turns with their document excerpt and the conversation so far, the
+    dialogues they come from, yes/no cells per criterion, the criteria's definitions."""
+    store = RunStore.open(run)
+    run_id = store.read_manifest().run_id
+    names = rater_names(raters)
+    if by not in get_args(SampleBy):
+        raise ConfigError(f"annotate export: --by must be turn or conversation, got {by!r}")
+    sheet_paths(output, names)  # a wrong suffix is an error before any work
+    documents = _documents(store, corpus)
+    conversations = store.current_conversations()
+    missing = {d for c in conversations for d in c.document_ids} - documents.keys()
+    if documents and missing:  # the wrong corpus, or an edited one: say so rather than leave excerpts bare
+        console.print(
+            f"note: {len(missing)} of the run's seed documents are not in the corpus (e.g. {sorted(missing)[0]}): "
+            "their excerpts show the evidence only",
+            markup=False,
+        )
+    turns, dialogues = annotation_items(run_id, conversations, documents, size=sample, by=cast(SampleBy, by), seed=seed)
+    about = {"run": run_id, "sample": len(turns), "by": by, "seed": seed}
+    for path in write_sheets(output, names, turns, dialogues, about):
+        out.print(str(path), markup=False, soft_wrap=True)
+    console.print(f"{len(turns)} turns and {len(dialogues)} dialogues for {len(names)} rater(s)", markup=False)
+
+
+@app.command("import")
+def import_cmd(
+    run: Path = typer.Argument(..., help="Run directory."),
+    sheets: list[Path] = typer.Argument(..., help="Filled sheets (.xlsx, or the .csv files)."),
+) -> None:
+    """Store the ratings in the run's annotations.jsonl. Every bad cell is reported and then nothing is stored;
+    importing a sheet again replaces its earlier ratings."""
+    store = RunStore.open(run)
+    run_id = store.read_manifest().run_id
+    annotations = read_annotations(sheets, run_id, store.current_conversations())
+    if not annotations:
+        console.print("note: no ratings in these sheets (every rating cell is blank): nothing to import", markup=False)
+        return
+    store.append_annotations(annotations)
+    raters = sorted({a.rater for a in annotations})
+    items = len({(a.conversation_id, a.turn_index) for a in annotations})
+    out.print(
+        f"imported {len(annotations)} ratings of {items} items by {len(raters)} rater(s): {', '.join(raters) or '-'}",
+        markup=False,
+    )
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _ci(e: Estimate | None) -> str:
+    return "-" if e is None else f"{e.mean:.3f} [{e.low:.3f}, {e.high:.3f}]"
+
+
+@app.command("summary")
+def summary_cmd(
+    run: Path = typer.Argument(..., help="Run directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
+    show: int = typer.Option(20, "--show", help="Disagreeing turns to list."),
+) -> None:
+    """Table 1 (share of yes per criterion, per rater and averaged), agreement between raters, where the humans
+    and the validator disagree, and the judge's calibration against the humans' labels."""
+    store = RunStore.open(run)
+    annotations = store.current_annotations()
+    if not annotations:
+        raise ConfigError(f"annotate summary: {run} has no ratings yet (ragdive annotate import RUN SHEET...)")
+    s = summarize_annotations(annotations, store.current_conversations(), store.current_scores())
+    if as_json:
+        sys.stdout.write(json.dumps(s.to_json(), ensure_ascii=False, indent=2) + "\n")
+        return
+    v = s.validation
+    table = Table(title=f"Human validation ({v.items} items, {len(v.raters)} raters)", box=box.SIMPLE)
+    table.add_column("rater", no_wrap=True)
+    for c in v.shares:
+        table.add_column(c.criterion, justify="right", no_wrap=True)
+    for rater in v.raters:
+        table.add_row(rater, *(f"{_pct(c.by_rater[rater].share)} ({c.by_rater[rater].rated})" for c in v.shares))
+    table.add_row("average", *(_pct(c.average) for c in v.shares))
+    out.print(table)
+    agree = Table(title="Agreement between raters", box=box.SIMPLE)
+    for name in ("criterion", "items", "raw", "cohen kappa", "kripp. alpha", "note"):
+        agree.add_column(name, no_wrap=name != "note")
+    for a in v.agreement:
+        agree.add_row(a.criterion, str(a.items), _pct(a.raw), _num(a.kappa), _num(a.alpha), a.note)
+    out.print(agree)
+    if v.disagreements:
+        out.print(f"Humans against the pipeline: {len(v.disagreements)} turns (majority of raters)", markup=False)
+        for d in v.disagreements[:show]:
+            out.print(
+                f"  {d.conversation_id} turn {d.turn_index + 1}: {d.criterion} yes by {_pct(d.humans)} "
+                f"of raters; {d.pipeline}",
+                markup=False,
+            )
+        if len(v.disagreements) > show:
+            out.print(f"  ... {len(v.disagreements) - show} more (--show, --json)", markup=False)
+    else:
+        out.print(
+            "Humans against the pipeline: no turn the validator accepted was rejected by most raters", markup=False
+        )
+    for k in s.calibration:
+        if k.disagreements:
+            out.print(
+                f"Judge against humans on {k.metric}: {len(k.disagreements)} of {k.labelled} labelled turns",
+                markup=False,
+            )
+        for j in k.disagreements[:show]:
+            turn = "" if j.turn_index is None else f" turn {j.turn_index + 1}"
+            out.print(
+                f"  {j.conversation_id}{turn}: judge {j.judge:.2f}, {k.criterion} yes by {_pct(j.humans)} of raters",
+                markup=False,
+            )
+        if len(k.disagreements) > show:
+            out.print(f"  ... {len(k.disagreements) - show} more (--show, --json)", markup=False)
+        if not k.judged:
+            out.print(
+                f"{k.criterion}: labelled, but the run has no {k.metric} scores to calibrate (ragdive evaluate)",
+                markup=False,
+            )
+    judged = [k for k in s.calibration if k.judged]
+    if judged:
+        cal = Table(
+            title="Judge against humans (prediction-powered mean: judge on all items + human rectifier)", box=box.SIMPLE
+        )
+        for name in (
+            "metric",
+            "labelled",
+            "judged",
+            "agreement",
+            "kappa",
+            "judge mean [95% CI]",
+            "human mean [95% CI]",
+            "PPI mean [95% CI]",
+        ):
+            cal.add_column(name, no_wrap=True)
+        for k in judged:
+            cal.add_row(
+                k.metric,
+                str(k.labelled),
+                str(k.judged),
+                _pct(k.agreement),
+                _num(k.kappa),
+                _ci(k.judge),
+                _ci(k.humans),
+                _ci(k.ppi),
+            )
+        out.print(cal)

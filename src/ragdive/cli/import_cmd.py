@@ -1,0 +1,35 @@
+"""`ragdive import FORMAT FILE... -o RUNDIR`: another tool's run as a ragdive run (kind imported)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..interop.imports import IMPORTERS, import_run
+from .display import out
+
+
+def import_cmd(
+    source_format: str = typer.Argument(..., metavar="FORMAT", help=f"One of: {', '.join(IMPORTERS)}."),
+    files: list[Path] = typer.Argument(
+        ..., help="The source files (for ragdive-reference: conversations and evaluations)."
+    ),
+    output: Path = typer.Option(..., "-o", "--output", help="The run directory to create (must not exist)."),
+    name: str | None = typer.Option(None, "--name", help="A human name for the run (compare shows it)."),
+) -> None:
+    """Read another tool's conversations and scores into a new run directory: unknown values stay unknown
+    (question type "unknown", tokens unknown, nan scores unscored), and the manifest lists the files with their
+    sha256 and every value that had to be invented."""
+    store = import_run(source_format, files, output, name=name)
+    m = store.read_manifest()
+    t = m.totals
+    out.print(
+        f"imported {t.conversations} conversations, {t.turns} turns, {t.scores} scores ({t.unscored} unscored) "
+        f"into {store.path}",
+        markup=False,
+        soft_wrap=True,
+    )
+    assert m.provenance is not None
+    for note in m.provenance.notes:
+        out.print(f"note: {note}", markup=False, soft_wrap=True)

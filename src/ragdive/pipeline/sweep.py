@@ -1,0 +1,266 @@
+"""Run a sweep: every cell's repeats (and its static-arm run) as ordinary run directories under ``DIR/runs/``,
+indexed in ``DIR/sweep.json``, then the tables.
+
+Resumable at any point: a run whose manifest says ``finished`` is skipped, any other run that has a directory is
+resumed through the run's own resume logic (finished conversations and scored items are never redone), a planned
+run without one is created under its planned id. Shared across runs: one model-call cache and one limiter per
+model endpoint (ModelContext.for_run), and the reference RAG's persisted index, which every cell with the same
+corpus and chunking opens instead of building again. Runs go through an executor, so a distributed one can
+replace the LocalExecutor without touching the rest."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from ..analysis import RunScores
+from ..analysis.arrows import ArrowRule
+from ..analysis.sweep_tables import CellRuns, build_tables, tables_csv
+from ..config.sweep import SweepConfig
+from ..errors import ConfigError, RagdiveError
+from ..evaluation.metrics import all_metrics
+from ..evaluation.static import load_static_dataset
+from ..models import ModelContext
+from ..records.sweep import SweepCellEntry, SweepRunEntry
+from ..store import SweepStore
+from .experiment import prepare_experiment, run_experiment
+from .static import run_static, static_metrics
+from .sweep_plan import PlannedRun, SweepPlan
+
+T = TypeVar("T")
+
+
+class Executor(Protocol):
+    """Runs the sweep's jobs. A job is a coroutine factory; the executor decides how many run at once (and, for a
+    distributed executor, where)."""
+
+    async def run_all(self, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]: ...
+
+
+class LocalExecutor:
+    """Jobs in this event loop, at most ``concurrency`` at a time. A job that raises cancels the others (each run
+    marks itself interrupted), then the error reaches the caller."""
+
+    def __init__(self, concurrency: int = 1) -> None:
+        self.concurrency = concurrency
+
+    async def run_all(self, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+        gate = asyncio.Semaphore(self.concurrency)
+
+        async def gated(job: Callable[[], Awaitable[T]]) -> T:
+            async with gate:
+                return await job()
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(gated(job)) for job in jobs]
+        except BaseExceptionGroup as failed:  # the first error as itself: the CLI shows a ConfigError as one line
+            raise failed.exceptions[0] from None
+        return [t.result() for t in tasks]
+
+
+@dataclass
+class SweepHooks:
+    on_start: Callable[[PlannedRun, str], None] | None = None
+    """A run begins: "new" or "resumed" (skipped runs are not started)."""
+    on_end: Callable[[PlannedRun, str, str | None], None] | None = None
+    """A run ended (or was skipped as finished): its status and error."""
+
+
+@dataclass
+class SweepOutcome:
+    store: SweepStore
+    plan: SweepPlan
+    status: str
+    statuses: dict[str, str] = field(default_factory=dict)
+    """Run id -> status."""
+    errors: dict[str, str] = field(default_factory=dict)
+    tables: dict[str, Any] | None = None
+    table_files: list[Path] = field(default_factory=list)
+
+
+def sweep_entries(plan: SweepPlan) -> list[SweepCellEntry]:
+    runs = plan.runs
+    return [
+        SweepCellEntry(
+            cell=cell.id,
+            axes=cell.axes,
+            runs=[SweepRunEntry(run_id=r.run_id, repeat=r.repeat) for r in runs if r.cell is cell],  # type: ignore[arg-type]
+        )
+        for cell in plan.cells
+    ]
+
+
+def open_sweep(plan: SweepPlan, directory: Path, *, resume: bool) -> SweepStore:
+    """The sweep directory: created, or (``resume``) reopened after checking it holds this same sweep."""
+    config = plan.sweep.model_dump(mode="json")
+    if not resume:
+        return SweepStore.create(
+            directory,
+            name=_name(plan.sweep, directory),
+            config=config,
+            baseline=plan.baseline.id,
+            cells=sweep_entries(plan),
+        )
+    store = SweepStore.open(directory)
+    index = store.read()
+    stored = {(c.cell, r.run_id) for c in index.cells for r in c.runs}
+    planned = {(r.cell.id, r.run_id) for r in plan.runs}
+    if stored != planned:
+        raise ConfigError(
+            f"{directory} holds another sweep (its cells and runs differ from this config's); "
+            "resume it with the config it was started with, or choose another -o"
+        )
+    return store
+
+
+def _name(sweep: SweepConfig, directory: Path) -> str:
+    return sweep.name or directory.name
+
+
+async def _run_one(
+    planned: PlannedRun,
+    store: SweepStore,
+    shared: ModelContext,
+    plan: SweepPlan,
+    static_dataset: Path | None,
+    hooks: SweepHooks,
+) -> tuple[str, str | None]:
+    existing = store.existing_run(planned.run_id)
+    if existing is not None and existing.read_manifest().status == "finished":
+        return "finished", None
+    store.record_run(planned.run_id, "running")  # sweep.json shows what is under way, not only what ended
+    if hooks.on_start:
+        hooks.on_start(planned, "resumed" if existing else "new")
+    config = planned.config()
+    resume = existing.path if existing else None
+    try:
+        async with AsyncExitStack() as resources:
+            context = shared.for_run(config)
+            if planned.static:
+                arm = plan.sweep.static
+                assert arm is not None and static_dataset is not None
+                await run_static(
+                    config,
+                    static_dataset,
+                    resources,
+                    metrics=",".join(arm.metrics) if arm.metrics else None,
+                    limit=arm.limit,
+                    output=store.runs_root,
+                    context=context,
+                    run_id=planned.run_id,
+                    resume=resume,
+                )
+            else:
+                prepared = await prepare_experiment(
+                    config, resources, resume=resume, output=store.runs_root, context=context, run_id=planned.run_id
+                )
+                await run_experiment(prepared)
+    except RagdiveError as exc:  # this run failed (its manifest says so); the sweep goes on with the others
+        return _status(store, planned), str(exc)
+    return _status(store, planned), None
+
+
+def _status(store: SweepStore, planned: PlannedRun) -> str:
+    run = store.existing_run(planned.run_id)
+    return run.read_manifest().status if run is not None else "planned"
+
+
+async def run_sweep(
+    plan: SweepPlan,
+    store: SweepStore,
+    *,
+    static_dataset: Path | None = None,
+    executor: Executor | None = None,
+    hooks: SweepHooks | None = None,
+    no_cache: bool = False,
+    cache_dir: str | Path | None = None,
+    arrow: ArrowRule | None = None,
+) -> SweepOutcome:
+    """Every planned run to its end (or resumed to it), each recorded in sweep.json as it ends; then the tables,
+    written beside sweep.json. Cancellation marks the sweep ``interrupted`` and re-raises."""
+    hooks = hooks or SweepHooks()
+    executor = executor or LocalExecutor(plan.sweep.concurrency)
+    if plan.sweep.static is not None:
+        if static_dataset is None:
+            raise ConfigError("the sweep has a static arm but no dataset path was resolved")
+        check_static_arm(plan, static_dataset)
+    outcome = SweepOutcome(store, plan, "running")
+    store.set_status("running")
+    shared = ModelContext.from_config(plan.baseline.config, no_cache=no_cache, cache_dir=cache_dir)
+
+    def job(planned: PlannedRun) -> Callable[[], Awaitable[None]]:
+        async def go() -> None:
+            status, error = await _run_one(planned, store, shared, plan, static_dataset, hooks)
+            store.record_run(planned.run_id, status)
+            outcome.statuses[planned.run_id] = status
+            if error:
+                outcome.errors[planned.run_id] = error
+            if hooks.on_end:
+                hooks.on_end(planned, status, error)
+
+        return go
+
+    try:
+        await executor.run_all([job(r) for r in plan.runs])
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        store.set_status("interrupted")
+        raise
+    except BaseException:
+        store.set_status("failed")
+        raise
+    finally:
+        shared.close()
+    statuses = set(outcome.statuses.values())
+    outcome.status = (
+        "finished" if statuses <= {"finished"} else ("budget_exceeded" if "budget_exceeded" in statuses else "failed")
+    )
+    store.set_status(outcome.status)
+    outcome.tables = sweep_tables(plan, store, arrow=arrow)
+    outcome.table_files = store.write_tables(outcome.tables, tables_csv(outcome.tables))
+    return outcome
+
+
+def sweep_tables(plan: SweepPlan, store: SweepStore, *, arrow: ArrowRule | None = None) -> dict[str, Any]:
+    """Tables 2, 4 (and 5 with a static arm) from the finished runs on disk: only the store is read."""
+    cells = {c.id: CellRuns(c.id, c.axes) for c in plan.cells}
+    for planned in plan.runs:
+        run = store.existing_run(planned.run_id)
+        if run is None or run.read_manifest().status != "finished":
+            continue  # an unfinished run is not a repeat yet; its cell's n says how many are
+        scores = RunScores.from_store(run)
+        if planned.static:
+            cells[planned.cell.id].static = (planned.run_id, scores)
+        else:
+            cells[planned.cell.id].runs.append((planned.run_id, scores))
+    directions = {m.name: m.direction for m in all_metrics()}
+    name = store.read().name
+    return build_tables(name, list(cells.values()), plan.baseline.id, directions=directions, rule=arrow)
+
+
+def check_static_arm(plan: SweepPlan, dataset: Path) -> None:
+    """The static arm's dataset readable and its metrics single-turn for every cell: found before any run, not in
+    every static run after the dynamic ones have spent their calls."""
+    arm = plan.sweep.static
+    assert arm is not None
+    load_static_dataset(dataset, limit=arm.limit)
+    for cell in plan.cells:
+        static_metrics(cell.config, ",".join(arm.metrics) if arm.metrics else None)
+
+
+def static_dataset_path(plan: SweepPlan, sweep_file: Path | None) -> Path | None:
+    """The static arm's dataset (relative to the sweep file), checked with its metrics (check_static_arm)."""
+    sweep = plan.sweep
+    if sweep.static is None:
+        return None
+    path = Path(sweep.static.dataset)
+    if not path.is_absolute() and sweep_file is not None:
+        path = sweep_file.parent / path
+    if not path.is_file():
+        raise ConfigError(f"static.dataset: {path} does not exist")
+    check_static_arm(plan, path)
+    return path

@@ -1,0 +1,52 @@
+"""A size cap on the text a run stores, with a marker a reader cannot miss.
+
+A target that answers 10 MB (a dumped file, a runaway generation) was stored whole, and again inside the judge's
+reason that quoted it: run files of gigabytes, reports that do not open, prompts no judge accepts. Every string in
+a record written to a run file (answers, contexts, drafts, errors, judge reasons and details) is cut to
+``max_text_chars`` characters, and the cut is said in the text itself, so no one mistakes the rest for all of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+DEFAULT_MAX_TEXT_CHARS = 100_000
+"""Far above any real answer or passage (a long answer is a few thousand characters), far below what hurts."""
+
+R = TypeVar("R", bound=BaseModel)
+
+
+def truncation_marker(original_chars: int, kept: int) -> str:
+    return f" …[truncated by ragdive: {original_chars:,} characters, the first {kept:,} kept; store.max_text_chars]"
+
+
+def cap_text(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit] + truncation_marker(len(text), limit)
+
+
+def _cap(value: Any, limit: int) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        return (cap_text(value, limit), True) if len(value) > limit else (value, False)
+    if isinstance(value, dict):
+        changed = False
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            out[key], cut = _cap(item, limit)
+            changed |= cut
+        return (out, True) if changed else (value, False)
+    if isinstance(value, list):
+        items = [_cap(item, limit) for item in value]
+        return ([v for v, _ in items], True) if any(cut for _, cut in items) else (value, False)
+    return value, False
+
+
+def capped(record: R, limit: int | None) -> R:
+    """The record with every string longer than ``limit`` cut and marked (the record itself when none is)."""
+    if limit is None:
+        return record
+    data, changed = _cap(record.model_dump(mode="json"), limit)
+    return type(record).model_validate(data) if changed else record
