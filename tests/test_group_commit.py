@@ -121,3 +121,15 @@ async def test_a_failing_job_stops_the_window_and_cancels_the_rest() -> None:
         async for _ in bounded(source(), 3):
             pass
     assert cancelled == 2
+
+
+async def test_group_committed_scores_are_capped_like_single_appends(tmp_path: Path) -> None:
+    from ragdive.records import Score
+    from ragdive.store import RunStore
+
+    store = RunStore.create(tmp_path, config={"store": {"max_text_chars": 1000}})
+    await store.write_score(
+        Score(conversation_id="c1", turn_index=0, metric="faithfulness", value=0.5, reason="z" * 5000)
+    )
+    (score,) = RunStore.open(store.path).scores().records
+    assert len(score.reason) < 1200 and "the first 1,000 kept" in score.reason

@@ -13,7 +13,7 @@ import asyncio
 import json
 import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -43,11 +43,6 @@ class JsonlAppender:
 
     def append(self, record: BaseModel | dict[str, Any]) -> None:
         self._write_lines(to_json_line(record).encode("utf-8"))
-
-    def append_many(self, records: Sequence[BaseModel | dict[str, Any]]) -> None:
-        """Several records in one write and one fsync (a kill leaves at most the last line torn)."""
-        if records:
-            self._write_lines(b"".join(to_json_line(r).encode("utf-8") for r in records))
 
     async def write(self, record: BaseModel | dict[str, Any]) -> None:
         """Append ``record``; returns once its line is fsync'ed, sharing the write with concurrent callers."""

@@ -167,15 +167,15 @@ class RunStore:
         self._rejections.append(capped(rejection, self.max_text_chars))
 
     def append_rejections(self, rejections: list[Rejection]) -> None:
-        """A conversation's rejections in one write and one fsync."""
-        self._rejections.append_many(rejections)
+        """A conversation's rejections in one write and one fsync, each capped as append_rejection does."""
+        self._rejections.append_all(capped(r, self.max_text_chars) for r in rejections)
 
     def append_score(self, score: Score) -> None:
         self._evaluations.append(capped(score, self.max_text_chars))
 
     async def write_score(self, score: Score) -> None:
         """Group-committed: returns once the score's line is fsync'ed; concurrent scores share the fsync."""
-        await self._evaluations.write(score)
+        await self._evaluations.write(capped(score, self.max_text_chars))
 
     async def drain_scores(self) -> None:
         """Wait for score lines still being written (a cancelled writer's too): the counts read the file next."""
