@@ -50,7 +50,9 @@ async def test_cache_persists_across_processes_and_stores_no_secret(tmp_path: Pa
     secret = "sk-very-secret-key-123"
     spec = {"api_key": secret, "base_url": "http://127.0.0.1:1/v1"}
     backend = ScriptedModel(responder=lambda messages: "answer one")
-    await cached_model(tmp_path, backend, **spec).generate(MSGS)
+    first = cached_model(tmp_path, backend, **spec)
+    await first.generate(MSGS)
+    await first.settled()  # writes are committed in batches: on disk once settled (or closed)
     again = ScriptedModel(responder=lambda messages: "answer two")
     completion = await cached_model(tmp_path, again, **spec).generate(MSGS)  # a new cache object, same folder
     assert completion.text == "answer one" and completion.cached and again.calls == []

@@ -151,3 +151,14 @@ def test_missing_key_for_the_official_endpoint_is_a_config_error(monkeypatch: py
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="set the environment variable OPENAI_API_KEY"):
         get_model("openai/gpt-4o-mini")
+
+
+async def test_the_connection_pool_keeps_one_connection_alive_per_slot_of_the_model() -> None:
+    with StubServer() as server:
+        spec = ModelSpec(model="openai/stub-model", base_url=server.base_url, max_concurrency=250)
+        model = get_model(spec, role="judge")
+        await model.generate([Message(role="user", content="hi")])
+        client = model.backend._client()  # type: ignore[attr-defined]
+        pool = client._client._transport._pool
+        assert pool._max_keepalive_connections == 250 and pool._max_connections == 250  # SDK default: 100 of 1,000
+        await model.aclose()

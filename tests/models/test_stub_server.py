@@ -135,3 +135,41 @@ def test_the_offline_reply_answers_each_role_over_http() -> None:
         answer = httpx.post(url, json={"model": "m", "messages": [{"role": "user", "content": "Why?"}]}).json()
         assert answer["choices"][0]["message"]["content"] == "As far as I know: Why?"
         assert answer["contexts"] == [{"text": "Why?", "source": "echo"}]
+
+
+def test_latency_overlaps_requests_in_flight_and_the_peak_is_counted() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with StubServer(latency_s=0.5) as server:
+        url = f"{server.base_url}/chat/completions"
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        with ThreadPoolExecutor(4) as pool:
+            replies = list(pool.map(lambda _: httpx.post(url, json=body, timeout=10), range(4)))
+        assert all(r.status_code == 200 for r in replies)
+        assert server.peak_in_flight == 4 and server.in_flight == 0
+        server.reset()
+        assert server.peak_in_flight == 0
+
+
+def test_ragdive_roles_reply_quotes_the_document_accepts_and_answers_with_contexts() -> None:
+
+    from ragdive.simulation.generator import DraftOutput
+    from ragdive.testing.role_replies import TARGET_CONTEXT, ragdive_roles
+
+    def structured(schema: type[BaseModel], prompt: str) -> dict[str, object]:
+        fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": schema.model_json_schema()}}
+        return {"messages": [{"role": "user", "content": prompt}], "response_format": fmt}
+
+    doc = (
+        '<document id="d" title="T">\nThe bridge was finished in 1701 by masons. '
+        "It has seven arches of stone.\n</document>"
+    )
+    reply = ragdive_roles(structured(DraftOutput, f"{doc}\nWrite turn 2."))
+    assert isinstance(reply, str)
+    draft = DraftOutput.model_validate_json(reply)
+    assert draft.evidence == ["It has seven arches of stone."] and draft.question_type == "follow-up"
+    with StubServer(reply=ragdive_roles) as server:
+        plain = {"model": "rag", "messages": [{"role": "user", "content": "hi"}]}
+        answer = httpx.post(f"{server.base_url}/chat/completions", json=plain).json()
+        assert answer["contexts"][0]["text"] == TARGET_CONTEXT
+        assert answer["choices"][0]["message"]["content"].startswith("The stub answers")

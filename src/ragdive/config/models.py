@@ -33,8 +33,12 @@ class ModelSpec(Section):
     """Environment variable that holds the key (named in 401 errors)."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Generation parameters forwarded to the backend: temperature, max_tokens, seed..."""
-    max_concurrency: int = Field(default=8, ge=1)
-    """Calls in flight at once for this model."""
+    max_concurrency: int = Field(default=32, ge=1)
+    """Calls in flight at once for this model (shared by every role bound to the same model and endpoint). The
+    default, 32, is sized for a hosted API: OpenAI's lowest paid tier allows about 500 requests a minute, which at
+    2-4 s a call is 16-33 calls in flight, and higher tiers allow far more; a 429 backs off on its own. For a local
+    server, set it to the server's parallel slots (llama.cpp `--parallel`, `OLLAMA_NUM_PARALLEL`): more only queue
+    there, against `timeout_s`. The embedded `llamacpp/...` backend answers one call at a time: its default is 1."""
     requests_per_minute: float | None = Field(default=None, gt=0)
     """Optional rate limit."""
     timeout_s: float = Field(default=120.0, gt=0)
@@ -55,7 +59,11 @@ class ModelSpec(Section):
     @model_validator(mode="before")
     @classmethod
     def _from_string(cls, value: Any) -> Any:
-        return {"model": value} if isinstance(value, str) else value
+        value = {"model": value} if isinstance(value, str) else value
+        if isinstance(value, dict) and "max_concurrency" not in value:
+            if str(value.get("model", "")).startswith("llamacpp/"):
+                value = {**value, "max_concurrency": 1}  # one llama context in one worker: calls only queue
+        return value
 
     @property
     def provider(self) -> str:

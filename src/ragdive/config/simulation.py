@@ -27,8 +27,10 @@ class SimulationConfig(Section):
     """Turns of history the generator and validator see (None: all)."""
     unanswerable_rate: float = Field(default=0.0, ge=0, le=1)
     """Share of turns after the first that probe for something the document does not say."""
-    concurrency: int = Field(default=4, ge=1)
-    """Conversations in flight at once; turns within a conversation are always in order."""
+    concurrency: int = Field(default=32, ge=1)
+    """Conversations in flight at once; turns within a conversation are always in order. It is also the most
+    requests the target (your RAG system) gets at once. Each model's own `max_concurrency` caps its calls; 32
+    keeps a hosted API's default capacity busy (see models' max_concurrency)."""
     max_document_chars: int | None = Field(default=None, ge=200)
     """Cut each seed document to this many characters before showing it to the models (small-context models);
     evidence is then checked against the part that was shown."""

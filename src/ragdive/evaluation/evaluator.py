@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 
-from ..records import Conversation, ModelSpend, Score, Usage
+from ..records import Conversation, ModelLimit, ModelSpend, Score, Usage
 from ..store import RunRecorder, RunStore, ScoreKey, score_key
 from .judging import JudgeProtocol
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
 from .metrics.base import JUDGE_FAILED
+from .window import bounded
 
 
 def judge_failed(score: Score) -> bool:
@@ -58,18 +60,39 @@ class Evaluator:
         pending: list[Callable[[], Awaitable[Score]]] = []
         skipped = 0
         for conv in conversations:
-            for turn in conv.turns:
-                for tm in self.turn_metrics:
-                    if (conv.id, turn.index, tm.name) in done:
-                        skipped += 1
-                    else:
-                        pending.append(_turn_job(tm, self.judge, conv, turn.index))
-            for cm in self.conversation_metrics if multi_turn else []:
-                if (conv.id, None, cm.name) in done:
+            jobs, skips = self.conversation_jobs(conv, done, multi_turn=multi_turn)
+            pending.extend(jobs)
+            skipped += skips
+        return pending, skipped
+
+    def conversation_jobs(
+        self, conv: Conversation, done: set[ScoreKey], *, multi_turn: bool = True
+    ) -> tuple[list[Callable[[], Awaitable[Score]]], int]:
+        """One conversation's pending jobs (cheap closures: a prompt is rendered only when its job runs)."""
+        pending: list[Callable[[], Awaitable[Score]]] = []
+        skipped = 0
+        for turn in conv.turns:
+            for tm in self.turn_metrics:
+                if (conv.id, turn.index, tm.name) in done:
                     skipped += 1
                 else:
-                    pending.append(_conversation_job(cm, self.judge, conv))
+                    pending.append(_turn_job(tm, self.judge, conv, turn.index))
+        for cm in self.conversation_metrics if multi_turn else []:
+            if (conv.id, None, cm.name) in done:
+                skipped += 1
+            else:
+                pending.append(_conversation_job(cm, self.judge, conv))
         return pending, skipped
+
+    def items_per_conversation(self, turns: int) -> int:
+        """Score lines a conversation of ``turns`` turns gets (progress totals before it exists)."""
+        return turns * len(self.turn_metrics) + len(self.conversation_metrics)
+
+    @property
+    def window(self) -> int:
+        """Jobs in flight at once: twice the judge's concurrency, so a job between its calls (a multi-step metric)
+        does not leave a judge slot idle; the rest are created as these finish."""
+        return 2 * max(1, int(getattr(self.judge, "concurrency", 4)))
 
     def changed_scores(self, existing: list[Score]) -> list[Score]:
         """Scores of this evaluator's metrics whose version or prompt fingerprint is not the current one (a score
@@ -89,23 +112,20 @@ class Evaluator:
         jobs, _ = self.jobs(conversations, set())
         return list(await asyncio.gather(*(job() for job in jobs)))
 
-    async def evaluate_run(
+    def plan_run(
         self,
         store: RunStore,
         *,
         retry_judge_failures: bool = False,
         rescore_changed: bool = False,
-        on_start: Callable[[int, int], None] | None = None,
-        on_score: Callable[[Score], None] | None = None,
-    ) -> EvaluationResult:
-        """Score what is not scored yet. With ``retry_judge_failures``, items the judge failed on are asked again
-        (the new line supersedes the old one for every reader); with ``rescore_changed``, so are items scored by
-        another version of their metric (version or prompt fingerprint differs from the registry's).
-        ``on_start(total, done)``: the run's items and how many of them were already scored, once they are counted
-        (progress shows done/total)."""
+        redone: set[str] | None = None,
+    ) -> ScoringPlan:
+        """What is to be scored, read from the store now (synchronously: a simulation started after this call
+        cannot add a conversation both to this plan and to the stream). ``redone``: ids a simulation in progress
+        is writing again; their lines on disk are left to the stream's new lines."""
         manifest = store.read_manifest()
         result = EvaluationResult(notes=list(self.notes))
-        conversations = store.current_conversations()
+        conversations = [c for c in store.current_conversations() if c.id not in (redone or set())]
         existing = store.current_scores()
         changed = self.changed_scores(existing)
         for metric_name, count in sorted(Counter(s.metric for s in changed).items()):
@@ -135,26 +155,94 @@ class Evaluator:
         multi_turn = manifest.kind != "static" and not single_turn
         if not multi_turn and self.conversation_metrics:
             result.notes.append("static run: one question per conversation, multi-turn metrics not computed")
-        jobs, result.skipped = self.jobs(conversations, done, multi_turn=multi_turn)
+        pending = 0
+        for conv in conversations:
+            jobs, skipped = self.conversation_jobs(conv, done, multi_turn=multi_turn)
+            pending += len(jobs)
+            result.skipped += skipped
+        return ScoringPlan(conversations, done, multi_turn, pending, result)
+
+    async def evaluate_run(
+        self,
+        store: RunStore,
+        *,
+        retry_judge_failures: bool = False,
+        rescore_changed: bool = False,
+        on_start: Callable[[int, int], None] | None = None,
+        on_score: Callable[[Score], None] | None = None,
+    ) -> EvaluationResult:
+        """Score what is not scored yet. With ``retry_judge_failures``, items the judge failed on are asked again
+        (the new line supersedes the old one for every reader); with ``rescore_changed``, so are items scored by
+        another version of their metric (version or prompt fingerprint differs from the registry's).
+        ``on_start(total, done)``: the run's items and how many of them were already scored, once they are counted
+        (progress shows done/total)."""
+        plan = self.plan_run(store, retry_judge_failures=retry_judge_failures, rescore_changed=rescore_changed)
+        return await self.score_planned(store, plan, on_start=on_start, on_score=on_score)
+
+    async def score_planned(
+        self,
+        store: RunStore,
+        plan: ScoringPlan,
+        *,
+        incoming: AsyncIterable[Conversation] | None = None,
+        expected: int = 0,
+        on_start: Callable[[int, int], None] | None = None,
+        on_score: Callable[[Score], None] | None = None,
+    ) -> EvaluationResult:
+        """Score the plan's conversations, then each conversation ``incoming`` yields (lines a simulation in
+        progress has just written: scored whole, as new lines are never scored yet), at most ``window`` jobs in
+        flight, each score written as it finishes. ``expected``: items the incoming conversations will bring at
+        most (for the progress total)."""
+        result = plan.result
         if on_start:
-            on_start(len(jobs) + result.skipped, result.skipped)
+            on_start(plan.pending + result.skipped + expected, result.skipped)
         calls_before, usage_before = self.judge.calls, self.judge.usage
-        tasks = [asyncio.ensure_future(job()) for job in jobs]
+
+        def written(job: Callable[[], Awaitable[Score]]) -> Callable[[], Awaitable[Score]]:
+            async def score_and_write() -> Score:
+                score = await job()
+                for model in self.judge.local_models:
+                    await model.settled()  # the judge's answers are in the cache before the score counts
+                await store.write_score(score)  # on disk before it counts; concurrent jobs share one fsync
+                return score
+
+            return score_and_write
+
+        async def source() -> AsyncIterator[Callable[[], Awaitable[Score]]]:
+            for conv in plan.conversations:
+                for job in self.conversation_jobs(conv, plan.done, multi_turn=plan.multi_turn)[0]:
+                    yield written(job)
+            if incoming is not None:
+                async for conv in incoming:
+                    for job in self.conversation_jobs(conv, set(), multi_turn=plan.multi_turn)[0]:
+                        yield written(job)
+
         try:
-            for finished in asyncio.as_completed(tasks):
-                score = await finished
-                store.append_score(score)  # one fsync'ed line per finished item: nothing finished is lost
-                result.written += 1
-                result.unscored += 0 if score.scored else 1
-                if on_score:
-                    on_score(score)
-        finally:
-            for task in tasks:  # on an interrupt or a bug, stop the rest; what finished is already written
-                task.cancel()
+            async with aclosing(bounded(source(), self.window)) as scores:
+                async for score in scores:  # each one already written by its job
+                    result.written += 1
+                    result.unscored += 0 if score.scored else 1
+                    if on_score:
+                        on_score(score)
+        finally:  # on an interrupt or a bug the jobs in flight are stopped; what finished is already written
+            await store.drain_scores()  # lines of cancelled jobs that were already handed over: counted too
             result.judge_calls = self.judge.calls - calls_before
             spent = _spent(usage_before, self.judge.usage)
-            record_scoring(store, self.judge.name, result.written > 0, spent, result.judge_calls)
+            limits = [limit for model in self.judge.local_models for limit in model.context.limits()]
+            record_scoring(store, self.judge.name, result.written > 0, spent, result.judge_calls, limits)
         return result
+
+
+@dataclass
+class ScoringPlan:
+    """What `Evaluator.plan_run` found to score on disk."""
+
+    conversations: list[Conversation]
+    done: set[ScoreKey]
+    multi_turn: bool
+    pending: int
+    """Items of ``conversations`` not scored yet."""
+    result: EvaluationResult
 
 
 def _spent(before: Usage | None, after: Usage | None) -> Usage | None:
@@ -168,7 +256,9 @@ def _spent(before: Usage | None, after: Usage | None) -> Usage | None:
     )
 
 
-def record_scoring(store: RunStore, judge: str, wrote: bool, usage: Usage | None, calls: int) -> None:
+def record_scoring(
+    store: RunStore, judge: str, wrote: bool, usage: Usage | None, calls: int, limits: list[ModelLimit] | None = None
+) -> None:
     """Scores are recounted from evaluations.jsonl by the run recorder; the judge's spend is added to the run's,
     and the judge named in the manifest once it wrote a score."""
     spend = None
@@ -184,7 +274,7 @@ def record_scoring(store: RunStore, judge: str, wrote: bool, usage: Usage | None
             )
         ]
     models = {**store.read_manifest().models, **({"judge": judge} if wrote else {})}
-    RunRecorder(store).record(spend=spend, models=models)
+    RunRecorder(store).record(spend=spend, limits=limits or [], models=models)
 
 
 def _stamped(conv: Conversation, make: Callable[[], Awaitable[Score]]) -> Callable[[], Awaitable[Score]]:

@@ -38,6 +38,7 @@ class Judge:
 
     def __init__(self, model: Model, *, concurrency: int = 4) -> None:
         self.model = model
+        self.concurrency = concurrency
         self._slots = asyncio.Semaphore(concurrency)
         self.calls = 0
         """Judge calls made (successful or not): the benchmark counts these."""

@@ -75,5 +75,9 @@ class ModelBackend(ABC):
         """Answer ``messages``. With ``schema``, ask the provider for JSON matching
         ``schema.model_json_schema()`` as well as it can; the wrapper validates and repairs."""
 
+    def size_for(self, max_in_flight: int) -> None:  # noqa: B027 - optional hook
+        """Told by the wrapper how many calls it will have in flight at most (its limiter's ceiling): a backend
+        with a connection pool sizes it so (the HTTP client's own default would cap or churn connections)."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients or model memory."""

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..config.models import BudgetConfig, CacheConfig, ModelSpec
+from ..records import ModelLimit
 from .cache import CompletionCache
 from .limits import Limiter
 from .usage import Budget, UsageLedger
@@ -55,6 +56,23 @@ class ModelContext:
         if limiter is None:
             limiter = self._limiters[key] = Limiter(spec.max_concurrency, spec.requests_per_minute)
         return limiter
+
+    def limits(self) -> list[ModelLimit]:
+        """The adaptive limits that backed off this session (for the manifest, via the run recorder)."""
+        out = []
+        for (model, _), limiter in sorted(self._limiters.items()):
+            state = limiter.snapshot()
+            if state.backoffs:
+                out.append(
+                    ModelLimit(
+                        model=model,
+                        max_concurrency=state.max_concurrency,
+                        limit=state.limit,
+                        lowest=state.lowest,
+                        backoffs=state.backoffs,
+                    )
+                )
+        return out
 
     def for_run(self, config: _HasCacheAndBudget) -> ModelContext:
         """A context for one run of a sweep: this context's cache and per-endpoint limiters (cells that call the

@@ -44,6 +44,7 @@ class Model:
         self.spec = spec or ModelSpec(model=backend.name)
         self.context = context or ModelContext()
         self.limiter = self.context.limiter_for(self.spec)
+        backend.size_for(self.limiter.max_concurrency)
         self.retry = RetryPolicy(max_retries=self.spec.max_retries, backoff_s=self.spec.backoff_s)
         self.price = price_for(self.spec)
         self._base_params = GenerateParams(**self.spec.params)
@@ -94,6 +95,12 @@ class Model:
             cache.put(key, completion)
         return completion
 
+    async def settled(self) -> None:
+        """Return once this model's cached answers so far are on disk: await it before writing a record that
+        was made from them (the cache commits in batches, off the event loop)."""
+        if self.context.cache is not None:
+            await self.context.cache.settled()
+
     async def aclose(self) -> None:
         await self.backend.aclose()
 
@@ -127,15 +134,18 @@ class Model:
         while True:
             self.context.budget.check(self.name)
             error: BaseException
-            async with self.limiter.slot():
+            async with self.limiter.slot() as slot:
                 try:
                     async with asyncio.timeout(self.spec.timeout_s):
                         completion = await self.backend.generate(messages, schema=schema, params=params)
                 except Exception as exc:  # classified below; non-model exceptions are re-raised unchanged
                     error = exc
                 else:
+                    self.limiter.succeeded()
                     self._account(completion)
                     return completion
+            if _throttled(error):
+                self.limiter.throttled(slot)  # the endpoint asks for fewer calls at once: AIMD halves the limit
             retrying = is_retryable(error) and attempt < self.retry.max_retries
             self.context.ledger.record_fault(self.role, self.name, fault_kind(error), retried=retrying)
             if not is_retryable(error):
@@ -192,6 +202,11 @@ class Model:
             status=getattr(error, "status", None),
             retryable=True,
         )
+
+
+def _throttled(error: BaseException) -> bool:
+    """429, or any answer that says when to come back (Retry-After): the server is over capacity."""
+    return getattr(error, "status", None) == 429 or retry_after_of(error) is not None
 
 
 def fault_kind(error: BaseException) -> str:

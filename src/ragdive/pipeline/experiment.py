@@ -9,10 +9,11 @@ registered on the caller's AsyncExitStack, so it is closed once, in the command'
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..config import ExperimentConfig
 from ..errors import BudgetExceeded, ConfigError
@@ -20,7 +21,7 @@ from ..evaluation import EvaluationResult, Evaluator
 from ..evaluation.metrics import configured_metrics
 from ..models import ModelContext
 from ..models.selfcheck import check_local_models
-from ..records import Score
+from ..records import Conversation, Score, Totals
 from ..simulation import PreparedRun, RunObserver, RunOutcome, prepare_run, run_simulation
 from ..store import RunRecorder, RunStore
 from .building import build_evaluator, hold_context
@@ -109,28 +110,87 @@ async def run_experiment(
     on_evaluation: Callable[[int, int], None] | None = None,
     on_score: Callable[[Score], None] | None = None,
 ) -> PipelineOutcome:
-    """Simulate, then evaluate. A spent budget stops the run with status ``budget_exceeded`` (finished work kept);
-    cancellation (Ctrl-C, SIGTERM) marks it ``interrupted`` and re-raises. ``--resume`` continues either stage.
-    ``on_evaluation(total, done)`` is told when scoring starts (see evaluate_store)."""
-    store, evaluator = prepared.store, prepared.evaluator
+    """Simulate and evaluate at once: each conversation is scored as soon as its line is on disk, while the others
+    are still being simulated, so the run takes about as long as the longer of the two, not their sum (the judge's
+    calls fill the simulation's waits). Both stages resume as before: a conversation on disk and not yet scored is
+    scored on resume. A spent budget stops the run with status ``budget_exceeded`` (finished work kept);
+    cancellation (Ctrl-C, SIGTERM) marks it ``interrupted`` and re-raises. ``on_evaluation(total, done)`` is told
+    when scoring starts; the total counts the conversations still to simulate at their full length."""
+    store, evaluator, runner = prepared.store, prepared.evaluator, prepared.simulation.runner
     metrics = evaluator.score_names
-    simulated = await run_simulation(prepared.simulation)  # marks the manifest
-    if simulated.status != "finished":
-        return PipelineOutcome(simulated.status, "simulation", store, simulated, error=simulated.error, metrics=metrics)
+    # the judge's local self-check is the simulation's preflight (check_also): a broken build fails the run there
+    redone = {p.id for p in runner.plans} - store.finished_conversation_ids()
+    # read before the simulation starts (no await between here and its first write): disk and stream are disjoint
+    plan = evaluator.plan_run(store, redone=redone)
+    arrivals: asyncio.Queue[Conversation | None] = asyncio.Queue()
+    runner.on_written = arrivals.put_nowait
+
+    async def simulate() -> RunOutcome:
+        try:
+            return await run_simulation(prepared.simulation)  # marks the manifest
+        finally:
+            arrivals.put_nowait(None)  # however it ended: the judge scores what arrived, then stops
+
+    async def incoming() -> AsyncIterator[Conversation]:
+        while (conversation := await arrivals.get()) is not None:
+            yield conversation
+
+    expected = len(redone) * evaluator.items_per_conversation(runner.settings.max_turns)
+    simulation = asyncio.ensure_future(simulate())
+    scoring = asyncio.ensure_future(
+        evaluator.score_planned(
+            store, plan, incoming=incoming(), expected=expected, on_start=on_evaluation, on_score=on_score
+        )
+    )
     try:
-        # the run is not finished until it is scored; "running" until then, so `runs list` does not mislead
-        # (inside the try: an interrupt right here must not leave it "running")
-        RunRecorder(store).start()
-        result = await evaluate_store(evaluator, store, on_start=on_evaluation, on_score=on_score)
+        simulated = await _simulation_then_scoring(simulation, scoring, store)
+        if simulated.status != "finished":
+            return PipelineOutcome(
+                simulated.status, "simulation", store, simulated, error=simulated.error, metrics=metrics
+            )
+        result = await scoring
     except BudgetExceeded as exc:
         error = f"budget exceeded while scoring: {exc}"
         RunRecorder(store).finish("budget_exceeded", error)
-        return PipelineOutcome("budget_exceeded", "evaluation", store, simulated, error=error, metrics=metrics)
+        return PipelineOutcome(
+            "budget_exceeded", "evaluation", store, _outcome(simulation), error=error, metrics=metrics
+        )
     except (asyncio.CancelledError, KeyboardInterrupt):
         RunRecorder(store).finish("interrupted")
         raise
     except Exception as exc:
         RunRecorder(store).finish("failed", f"{type(exc).__name__}: {exc}")
         raise
+    finally:
+        for task in (simulation, scoring):
+            task.cancel()
+        await asyncio.gather(simulation, scoring, return_exceptions=True)
     RunRecorder(store).finish("finished")
     return PipelineOutcome("finished", "evaluation", store, simulated, result, metrics=metrics)
+
+
+async def _simulation_then_scoring(
+    simulation: asyncio.Future[RunOutcome], scoring: asyncio.Future[EvaluationResult], store: RunStore
+) -> RunOutcome:
+    """Wait for the simulation; a scoring failure meanwhile (a spent budget, a crashed judge) stops it. A simulation
+    that did not finish stops the scoring (what was scored stays written; resume goes on from there)."""
+    both: set[asyncio.Future[Any]] = {simulation, scoring}
+    await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+    if scoring.done() and scoring.exception() is not None and not simulation.done():
+        simulation.cancel()
+        await asyncio.gather(simulation, return_exceptions=True)
+        scoring.result()  # raises the scoring's error
+    simulated = await simulation
+    if simulated.status == "finished":
+        # the run is not finished until it is scored: "running" until then, so `runs list` does not mislead
+        RunRecorder(store).start()
+    else:
+        scoring.cancel()
+        await asyncio.gather(scoring, return_exceptions=True)
+    return simulated
+
+
+def _outcome(simulation: asyncio.Future[RunOutcome]) -> RunOutcome:
+    if simulation.done() and not simulation.cancelled() and simulation.exception() is None:
+        return simulation.result()
+    return RunOutcome(status="interrupted", totals=Totals())

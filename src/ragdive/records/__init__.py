@@ -17,7 +17,7 @@ from .conversation import (
     rejection_id,
 )
 from .corpus import Document, Persona
-from .manifest import SCHEMA_VERSION, ModelSpend, Provenance, RunManifest, RunProcess, SourceFile, Totals
+from .manifest import SCHEMA_VERSION, ModelLimit, ModelSpend, Provenance, RunManifest, RunProcess, SourceFile, Totals
 from .scoring import Score
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "Conversation",
     "Document",
     "FailedCheck",
+    "ModelLimit",
     "ModelSpend",
     "Persona",
     "Provenance",

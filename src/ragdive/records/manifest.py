@@ -33,6 +33,22 @@ class ModelSpend(Record):
     """Failed attempts by kind (http_429, http_503, timeout, connection, unusable_output...), retried or not."""
 
 
+class ModelLimit(Record):
+    """A model's adaptive concurrency (AIMD: halved on 429 / Retry-After, +1 per streak of successes) in the
+    latest session that had to back off: how far it went down, and where it ended."""
+
+    model: str
+    """provider/model (every role bound to it on one endpoint shares the limit)."""
+    max_concurrency: int
+    """The configured ceiling."""
+    limit: int
+    """The limit when this was recorded."""
+    lowest: int
+    """The lowest it went."""
+    backoffs: int = 0
+    """Times a 429 (or a Retry-After) halved it."""
+
+
 class Totals(Record):
     """Counters of a run, written only by the run recorder (ragdive.store.recorder): the counts are recounted
     from the run's files at every write, so they equal the files' content whenever the run was stopped."""
@@ -55,6 +71,8 @@ class Totals(Record):
     """Total cost; None when any price was unknown."""
     spend: list[ModelSpend] = Field(default_factory=list)
     """Tokens and cost per role and model (empty in runs written before ragdive recorded it)."""
+    limits: list[ModelLimit] = Field(default_factory=list)
+    """Models whose adaptive concurrency had to back off (none: every model ran at its max_concurrency)."""
     scores: int = 0
     """Scores written to evaluations.jsonl."""
     unscored: int = 0

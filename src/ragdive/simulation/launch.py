@@ -166,5 +166,5 @@ async def run_simulation(prepared: PreparedRun) -> RunOutcome:
         return await prepared.runner.run()
     except (asyncio.CancelledError, KeyboardInterrupt):
         runner = prepared.runner
-        runner.recorder.finish("interrupted", spend=runner.session_spend())
+        runner.recorder.finish("interrupted", spend=runner.session_spend(), limits=runner.session_limits())
         raise

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..corpus.sampling import SeedSampler, shared_terms
 from ..errors import BudgetExceeded, ModelError
 from ..models import UsageLedger
-from ..records import Conversation, ModelSpend, Persona, Totals, Usage
+from ..records import Conversation, ModelLimit, ModelSpend, Persona, Totals, Usage
 from ..store import RunRecorder, RunStore
 from ..targets import Target
 from ..targets.watch import TargetWatch
@@ -110,9 +110,14 @@ class SimulationRunner:
         # one ledger per distinct model context (a real run shares one; tests may build separate models)
         contexts = {id(m.context): m.context for m in (generator.model, validator.model)}
         self.ledgers: list[UsageLedger] = [c.ledger for c in contexts.values()]
+        self._contexts = list(contexts.values())
+        self._models = list({id(m.context): m for m in (generator.model, validator.model)}.values())
+        """One model per distinct context: settling its cache settles every role's on that context."""
         self._watch = TargetWatch(len(plans), saved="finished conversations are saved")
         #: awaited before the first conversation (set by launch: the local models' self-check)
         self.preflight: Callable[[], Awaitable[object]] | None = None
+        #: told each conversation once its line is on disk (the pipeline scores it while others are simulated)
+        self.on_written: Callable[[Conversation], None] | None = None
 
     async def run(self) -> RunOutcome:
         """Run every planned conversation not yet in the store. Returns how the run ended; re-raises
@@ -162,12 +167,15 @@ class SimulationRunner:
                 settings=self.settings,
                 observer=self.observer,
             )
+            for model in self._models:
+                await model.settled()  # the answers it was made from are in the cache before the line counts
             # no await from here on: a cancellation cannot leave a conversation half-written
-            for rejection in result.rejections:
-                self.store.append_rejection(rejection)
+            self.store.append_rejections(result.rejections)  # one fsync for all of them
             self.store.append_conversation(result.conversation)
-            self.totals = self.recorder.record(spend=self.session_spend()).totals
+            self.totals = self.recorder.record(spend=self.session_spend(), limits=self.session_limits()).totals
             self.observer.conversation(result.conversation, self.totals)
+            if self.on_written is not None:
+                self.on_written(result.conversation)
             self._watch.saw(result.conversation)  # the target down: TargetError, the run stops as failed
 
     def _resume(self) -> set[str]:
@@ -190,10 +198,17 @@ class SimulationRunner:
     def session_spend(self) -> list[ModelSpend]:
         """What this session's models spent so far: every call, including failed drafts, corrective retries and
         conversations that were dropped; cache hits cost nothing."""
-        return [line for ledger in self.ledgers for line in ledger.spend()]
+        # the judge may share this ledger (a pipeline scores while simulating): its spend is the evaluator's to record
+        return [line for ledger in self.ledgers for line in ledger.spend() if line.role != "judge"]
+
+    def session_limits(self) -> list[ModelLimit]:
+        """The adaptive concurrency limits that backed off this session (every limiter of these contexts)."""
+        return [limit for context in self._contexts for limit in context.limits()]
 
     def _finish(self, status: str, error: str | None) -> RunOutcome:
-        self.totals = self.recorder.finish(status, error, spend=self.session_spend()).totals
+        self.totals = self.recorder.finish(
+            status, error, spend=self.session_spend(), limits=self.session_limits()
+        ).totals
         return RunOutcome(status=status, totals=self.totals, error=error)
 
 

@@ -1,7 +1,15 @@
-"""Append-only JSON Lines with one fsync'ed line per record, and a reader that survives a torn last line."""
+"""Append-only JSON Lines, every line fsync'ed before it counts, and a reader that survives a torn last line.
+
+Group commit (``write``, for the event loop): records written at about the same time share one write and one
+fsync, done in a worker thread so the loop keeps running; each caller's await returns only once its own line is
+on disk. A line is counted as written by nobody before that fsync, so a kill loses at most lines whose writers
+had not yet been told "written" — which resume then redoes — and never splits one line from the next: a batch is
+whole lines, and a torn last line is repaired or skipped as before.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -30,13 +38,54 @@ class JsonlAppender:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
+        self._batch: list[tuple[bytes, asyncio.Future[None]]] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     def append(self, record: BaseModel | dict[str, Any]) -> None:
-        line = to_json_line(record).encode("utf-8")
+        self._write_lines(to_json_line(record).encode("utf-8"))
+
+    async def write(self, record: BaseModel | dict[str, Any]) -> None:
+        """Append ``record``; returns once its line is fsync'ed, sharing the write with concurrent callers."""
+        loop = asyncio.get_running_loop()
+        written: asyncio.Future[None] = loop.create_future()
+        self._batch.append((to_json_line(record).encode("utf-8"), written))
+        if self._flusher is None or self._flusher.done() or self._flusher.get_loop() is not loop:
+            # a task of its own, not the first caller's coroutine: a cancelled caller must not strand the others
+            self._flusher = loop.create_task(self._flush())
+        await written
+
+    async def drain(self) -> None:
+        """Wait until the lines handed over so far are written (also those of writers that were cancelled: their
+        lines still land, and whoever counts the file next should see them)."""
+        flusher = self._flusher
+        if flusher is not None and not flusher.done() and flusher.get_loop() is asyncio.get_running_loop():
+            await asyncio.wait([flusher])  # wait, don't raise: a failed write was reported to its writers
+
+    async def _flush(self) -> None:
+        while self._batch:
+            batch, self._batch = self._batch, []
+            try:
+                await asyncio.to_thread(self._write_lines, b"".join(line for line, _ in batch))
+            except asyncio.CancelledError:
+                # the loop is going away: nobody is told "written" (the thread may still finish the write; a
+                # line on disk that its writer never counted is found by the next session's reader, not redone)
+                for _, written in batch:
+                    written.cancel()
+                raise
+            except Exception as exc:
+                for _, written in batch:
+                    if not written.done():
+                        written.set_exception(exc)
+            else:
+                for _, written in batch:
+                    if not written.done():
+                        written.set_result(None)
+
+    def _write_lines(self, data: bytes) -> None:
         with self._lock:
             _repair_torn_tail(self.path)
             with open(self.path, "ab") as fh:
-                fh.write(line)
+                fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
 

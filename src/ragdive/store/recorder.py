@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..records import ModelSpend, RunManifest, Totals
+from ..records import ModelLimit, ModelSpend, RunManifest, Totals
 from .counts import FileCounts
 from .liveness import this_process
 from .run import RunStore
@@ -35,28 +35,42 @@ class RunRecorder:
         """The spend snapshot this recorder has already added to the manifest."""
 
     # -- status ------------------------------------------------------------------------------------------------
-    def start(self, spend: Iterable[ModelSpend] | None = None, **fields: Any) -> RunManifest:
+    def start(
+        self, spend: Iterable[ModelSpend] | None = None, limits: Iterable[ModelLimit] = (), **fields: Any
+    ) -> RunManifest:
         """Status ``running``, stamped with this process (see liveness.shown_status), the error of an earlier
         session cleared: a session starts or resumes the run."""
-        return self._write(spend, status="running", process=this_process(), error=None, **fields)
+        return self._write(spend, limits, status="running", process=this_process(), error=None, **fields)
 
-    def record(self, spend: Iterable[ModelSpend] | None = None, **fields: Any) -> RunManifest:
-        """Recount from the files and add what this session spent since the last write; status unchanged."""
-        return self._write(spend, **fields)
+    def record(
+        self, spend: Iterable[ModelSpend] | None = None, limits: Iterable[ModelLimit] = (), **fields: Any
+    ) -> RunManifest:
+        """Recount from the files and add what this session spent since the last write; status unchanged.
+        ``limits``: adaptive limits that backed off (they replace that model's entry: the latest session's)."""
+        return self._write(spend, limits, **fields)
 
     def finish(
-        self, status: str, error: str | None = None, spend: Iterable[ModelSpend] | None = None, **fields: Any
+        self,
+        status: str,
+        error: str | None = None,
+        spend: Iterable[ModelSpend] | None = None,
+        limits: Iterable[ModelLimit] = (),
+        **fields: Any,
     ) -> RunManifest:
         """How the run (or this session of it) ended: finished, failed, interrupted or budget_exceeded (checked
         by the manifest's schema)."""
-        return self._write(spend, status=status, error=error, **fields)
+        return self._write(spend, limits, status=status, error=error, **fields)
 
     # -- writing -----------------------------------------------------------------------------------------------
-    def _write(self, spend: Iterable[ModelSpend] | None, **fields: Any) -> RunManifest:
+    def _write(self, spend: Iterable[ModelSpend] | None, limits: Iterable[ModelLimit], **fields: Any) -> RunManifest:
         manifest = self.store.read_manifest()
         totals = manifest.totals.model_copy(update=self._counts.update())
         if spend is not None:
             totals = self._add_spend(totals, list(spend))
+        now = {limit.model: limit for limit in limits}
+        if now:
+            kept = [limit for limit in totals.limits if limit.model not in now]
+            totals = totals.model_copy(update={"limits": sorted([*kept, *now.values()], key=lambda m: m.model)})
         return self.store._update_manifest({**fields, "totals": totals})  # the one writer of these fields
 
     def _add_spend(self, totals: Totals, snapshot: list[ModelSpend]) -> Totals:

@@ -166,8 +166,20 @@ class RunStore:
     def append_rejection(self, rejection: Rejection) -> None:
         self._rejections.append(capped(rejection, self.max_text_chars))
 
+    def append_rejections(self, rejections: list[Rejection]) -> None:
+        """A conversation's rejections in one write and one fsync, each capped as append_rejection does."""
+        self._rejections.append_all(capped(r, self.max_text_chars) for r in rejections)
+
     def append_score(self, score: Score) -> None:
         self._evaluations.append(capped(score, self.max_text_chars))
+
+    async def write_score(self, score: Score) -> None:
+        """Group-committed: returns once the score's line is fsync'ed; concurrent scores share the fsync."""
+        await self._evaluations.write(capped(score, self.max_text_chars))
+
+    async def drain_scores(self) -> None:
+        """Wait for score lines still being written (a cancelled writer's too): the counts read the file next."""
+        await self._evaluations.drain()
 
     def append_scores(self, scores: Iterable[Score]) -> None:
         """Many scores, one write and one fsync (see JsonlAppender.append_all), each capped as append_score does."""

@@ -17,8 +17,12 @@ from .faults import Fault, FaultRates, ReceivedRequest, fault_from_dict, fault_t
 
 
 class StubProcess:
-    def __init__(self, *, api_key: str | None = None, port: int = 0, reply: str | None = None) -> None:
-        """``reply``: ``module:function`` that answers a request body with text (importable in the child)."""
+    def __init__(
+        self, *, api_key: str | None = None, port: int = 0, reply: str | None = None, latency_s: float = 0.0
+    ) -> None:
+        """``reply``: ``module:function`` that answers a request body with text (importable in the child);
+        ``latency_s``: every normal answer waits this long (the server's --latency)."""
+        self.latency_s = latency_s
         self.api_key = api_key
         self.reply = reply
         self.port = port
@@ -31,6 +35,8 @@ class StubProcess:
             cmd += ["--api-key", self.api_key]
         if self.reply:
             cmd += ["--reply", self.reply]
+        if self.latency_s:
+            cmd += ["--latency", str(self.latency_s)]
         self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline().strip()  # the server prints its base URL once it is listening
@@ -66,7 +72,12 @@ class StubProcess:
 
     @property
     def request_count(self) -> int:
-        return int(self._control("GET", "requests")["count"])
+        return int(self._control("GET", "stats")["count"])
+
+    @property
+    def peak_in_flight(self) -> int:
+        """Most chat requests the server was answering at once since it started (or the last reset)."""
+        return int(self._control("GET", "stats")["peak_in_flight"])
 
     def stop(self) -> None:
         if self._proc is not None:

@@ -57,6 +57,9 @@ class StubServer:
         with spare capacity): a fixed-latency model for benchmarks."""
         self.reply = reply
         self.latency_s = latency_s
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        """Most chat requests being answered at once since the start (or the last reset)."""
         self.api_key = api_key
         self.model = model
         self.host = host
@@ -90,6 +93,7 @@ class StubServer:
         with self._lock:
             self._faults.clear()
             self.requests.clear()
+            self.peak_in_flight = self.in_flight
             self._rates = None
 
     @property
@@ -111,7 +115,13 @@ class StubServer:
         sock.bind((self.host, self.port))  # port 0: the OS picks a free one, no race between pick and bind
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self._app(), log_level="warning", lifespan="off", timeout_graceful_shutdown=1, access_log=False
+            self._app(),
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+            access_log=False,
+            timeout_keep_alive=30,  # above clients' 5 s keep-alive: no reuse of a connection being closed
+            backlog=4096,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -150,6 +160,7 @@ class StubServer:
                 Route("/_stub/reset", self._control_reset, methods=["POST"]),
                 Route("/_stub/chaos", self._control_chaos, methods=["POST"]),
                 Route("/_stub/requests", self._control_requests, methods=["GET"]),
+                Route("/_stub/stats", self._control_stats, methods=["GET"]),
             ]
         )
 
@@ -171,6 +182,10 @@ class StubServer:
             items = [{**asdict(r), "fault": asdict(r.fault)} for r in self.requests]
         return JSONResponse({"count": len(items), "requests": items})
 
+    async def _control_stats(self, request: Request) -> Response:
+        with self._lock:
+            return JSONResponse({"count": len(self.requests), "peak_in_flight": self.peak_in_flight})
+
     async def _models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [{"id": self.model, "object": "model"}]})
 
@@ -187,6 +202,16 @@ class StubServer:
         return fault
 
     async def _chat(self, request: Request) -> Response:
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            return await self._answer_chat(request)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer_chat(self, request: Request) -> Response:
         raw = await request.body()
         try:
             body = json.loads(raw)
@@ -302,9 +327,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--api-key", default=None)
     parser.add_argument("--reply", default=None, help="module:function answering a request body with text")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds every normal answer waits")
     args = parser.parse_args()
     reply = load_reply(args.reply) if args.reply else None
-    with StubServer(port=args.port, api_key=args.api_key, reply=reply) as server:
+    with StubServer(port=args.port, api_key=args.api_key, reply=reply, latency_s=args.latency) as server:
         print(server.base_url, flush=True)
         try:
             while True:

@@ -20,6 +20,7 @@ import os
 import weakref
 from typing import Any
 
+import httpx
 from pydantic import BaseModel
 
 from ...errors import ConfigError, ModelError
@@ -30,9 +31,12 @@ from .openai_shape import completion_from_choice
 
 try:
     import openai
+    from openai.types.chat import ChatCompletion
 except ImportError as exc:  # pragma: no cover - openai is a core dependency
     raise ConfigError("the openai backend needs the `openai` package: pip install openai") from exc
 
+DEFAULT_POOL = 16
+"""Connections before the wrapper says how many calls it will have in flight."""
 MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 _FORMAT_WORDS = ("response_format", "json_schema", "schema", "json_object", "grammar")
@@ -67,6 +71,7 @@ class OpenAIBackend(ModelBackend):
             raise ConfigError(f"{name}: options.structured must be auto or one of {', '.join(MODES)}")
         self._modes = list(MODES) if structured == "auto" else [structured]
         self._key = key
+        self._pool = DEFAULT_POOL
         # An HTTP client's connections belong to one event loop; a Model may be used from several (tests, a CLI
         # calling asyncio.run twice), so keep one client per loop. Passing our own httpx client also avoids the
         # SDK wrapper's __del__, which schedules a close on whatever loop is running at GC time.
@@ -82,9 +87,20 @@ class OpenAIBackend(ModelBackend):
                 api_key=self._key,
                 base_url=self.base_url,
                 max_retries=0,
-                http_client=openai.DefaultAsyncHttpxClient(),
+                http_client=openai.DefaultAsyncHttpxClient(limits=self._limits()),
             )
         return client
+
+    def size_for(self, max_in_flight: int) -> None:
+        # The SDK's client keeps at most 100 connections alive (of 1,000): with more calls in flight than that,
+        # every finished call closes a connection and the next one opens a new TCP (and TLS) connection — issue
+        # 13 counted 4,778 connects for 12,118 requests at 1,000 in flight. One kept-alive connection per slot.
+        self._pool = max(self._pool, max_in_flight)
+
+    def _limits(self) -> httpx.Limits:
+        # keepalive_expiry stays httpx's 5 s: below the idle timeout of common servers (uvicorn 5 s, nginx 75 s), so the
+        # client never reuses a connection the server is closing
+        return httpx.Limits(max_connections=self._pool, max_keepalive_connections=self._pool)
 
     @property
     def structured_mode(self) -> str:
@@ -113,8 +129,17 @@ class OpenAIBackend(ModelBackend):
 
     async def _send(self, messages: list[dict[str, str]], request: dict[str, Any]) -> Completion:
         try:
-            create: Any = self._client().chat.completions.create  # the SDK's overloads don't fit a kwargs dict
-            response = await create(model=self.model_id, messages=messages, **request)
+            # The client's own post, not chat.completions.create: create() walks the whole request through the SDK's
+            # typed-dict transform (aliases and formats that plain chat messages and a JSON schema never have),
+            # which cost ~8 ms of CPU per call with a judge's schema here (issue 13's profile) — the same request
+            # on the wire, the same errors and the same parsed ChatCompletion, without it.
+            extra = request.get("extra_body") or {}
+            body = {
+                "model": self.model_id,
+                "messages": messages,
+                **{k: v for k, v in request.items() if k != "extra_body"},
+            }
+            response = await self._client().post("/chat/completions", body={**body, **extra}, cast_to=ChatCompletion)
         except openai.APIStatusError as exc:
             raise self._status_error(exc) from exc
         except openai.APITimeoutError as exc:

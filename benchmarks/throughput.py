@@ -1,0 +1,272 @@
+"""Throughput, measured in one run against a fixed-latency OpenAI-compatible stub on loopback (its own process).
+
+For each latency L and size C conversations x T turns:
+- ragdive: a whole experiment (simulate + evaluate) through the real openai backend and an openai-chat target,
+  every role on the stub, with default settings (or --concurrency N for every limit);
+- the plain-SDK floor: the official `openai` client sending the very same requests (their recorded bodies) with
+  as many in flight as ragdive had at its peak (counted by the stub): what HTTP and the server cost alone;
+- the critical-path bound: the longest chain of dependent calls (one conversation alone: T turns of user,
+  validator, target, then its judge round), or the requests divided by the peak in flight, whichever is longer;
+- overlap of simulating and judging: when the last conversation was written, when the first and last score were;
+- calls/s through the openai backend at L = 0 with the cache off, and on (every call a miss: the write cost), next
+  to the plain SDK.
+
+    python benchmarks/throughput.py                                    # defaults: a few minutes on 2 cores
+    python benchmarks/throughput.py --runs 0.1:200x5 --runs 1:20x5     # the issue's figures
+    python benchmarks/throughput.py --concurrency 100                  # every limit raised
+    python benchmarks/throughput.py --corpus ../shared/data/squad      # a real corpus (documents are shown whole)
+
+Client and server share the machine's cores: note the load average printed at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import sys
+import tempfile
+import time
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from ragdive.config import ExperimentConfig, validate_config
+from ragdive.config.models import ModelSpec
+from ragdive.models import Message, ModelContext, get_model
+from ragdive.models.cache import CompletionCache
+from ragdive.pipeline import prepare_experiment, run_experiment
+from ragdive.records import Conversation, Score, Totals
+from ragdive.simulation import RunObserver
+from ragdive.testing import StubProcess
+
+ROLES = ("user", "validator", "judge")
+DEFAULT_RUNS = ("0:40x3", "0.1:50x3", "1:10x3")
+
+
+def synthetic_corpus(folder: Path, documents: int = 30) -> Path:
+    rng = random.Random(0)
+    words = [f"term{i}" for i in range(2000)]
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(documents):
+        sentences = [" ".join(rng.choices(words, k=12)).capitalize() + "." for _ in range(12)]
+        (folder / f"doc{i:03d}.md").write_text(" ".join(sentences) + "\n")
+    return folder
+
+
+def experiment(base_url: str, corpus: Path, out: Path, conversations: int, turns: int, concurrency: int | None) -> Any:
+    """Every role on the stub under its own model name (its own limiter, as distinct models would have)."""
+
+    def spec(name: str) -> dict[str, Any]:
+        extra = {"max_concurrency": concurrency} if concurrency else {}
+        return {"model": f"openai/stub-{name}", "base_url": base_url, **extra}
+
+    sim: dict[str, Any] = {"conversations": conversations, "max_turns": turns, "max_document_chars": 2000}
+    evaluation: dict[str, Any] = {}
+    if concurrency:
+        sim["concurrency"] = evaluation["concurrency"] = concurrency
+    target: dict[str, Any] = {"type": "openai-chat", "base_url": base_url, "model": "rag"}
+    return validate_config(
+        {
+            "name": "throughput",
+            "output_dir": str(out / "runs"),
+            "cache": {"dir": str(out / "cache")},  # enabled, as by default, and empty: every call a miss
+            "models": {role: spec(role) for role in ROLES},
+            "corpus": {"path": str(corpus)},
+            "simulation": sim,
+            "evaluation": evaluation,
+            "target": target,
+        },
+        ExperimentConfig,
+        source="benchmark",
+    )
+
+
+class Clock(RunObserver):
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.last_conversation = 0.0
+        self.scores: list[float] = []
+
+    def conversation(self, conversation: Conversation, totals: Totals) -> None:
+        self.last_conversation = time.perf_counter() - self.start
+
+    def score(self, score: Score) -> None:
+        self.scores.append(time.perf_counter() - self.start)
+
+
+@dataclass
+class RunFigures:
+    wall: float
+    simulated_at: float
+    first_score: float
+    last_score: float
+    requests: int
+    peak: int
+    turns: int
+    scores: int
+    bodies: list[dict[str, Any]]
+
+
+async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
+    stub.reset()
+    clock = Clock()
+    async with AsyncExitStack() as resources:
+        prepared = await prepare_experiment(config, resources, observer=clock)
+        clock.start = time.perf_counter()
+        outcome = await run_experiment(prepared, on_score=clock.score)
+        wall = time.perf_counter() - clock.start
+    assert outcome.status == "finished", outcome.error
+    requests = stub.requests
+    totals = outcome.store.read_manifest().totals
+    return RunFigures(
+        wall=wall,
+        simulated_at=clock.last_conversation,
+        first_score=min(clock.scores, default=wall),
+        last_score=max(clock.scores, default=wall),
+        requests=len(requests),
+        peak=stub.peak_in_flight,
+        turns=totals.turns,
+        scores=totals.scores + totals.unscored,
+        bodies=[r.body for r in requests],
+    )
+
+
+async def sdk_replay(base_url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
+    """The floor: the official client, default settings, the same request bodies, ``concurrency`` in flight."""
+    client = openai.AsyncOpenAI(base_url=base_url, api_key="no-key")  # its default retries, as a user has them
+    queue = iter(bodies)
+
+    async def worker() -> None:
+        for body in queue:
+            await client.chat.completions.create(**body)
+
+    start = time.perf_counter()
+    try:
+        await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+        return time.perf_counter() - start
+    finally:
+        await client.close()
+
+
+async def calls_per_second(base_url: str, calls: int, concurrency: int, cache_dir: Path | None) -> float:
+    """Unique prompts through the openai backend (cache off, or on with every call a miss)."""
+    context = ModelContext(cache=CompletionCache(cache_dir) if cache_dir else None)
+    spec = ModelSpec(model="openai/stub-bench", base_url=base_url, max_concurrency=concurrency, max_retries=0)
+    model = get_model(spec, role="judge", context=context)
+    counter = iter(range(calls))
+
+    async def worker() -> None:
+        for i in counter:
+            await model.generate([Message(role="user", content=f"question {i} {cache_dir}")])
+
+    start = time.perf_counter()
+    try:
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return calls / (time.perf_counter() - start)
+    finally:
+        await model.aclose()
+        context.close()
+
+
+async def sdk_calls_per_second(base_url: str, calls: int, concurrency: int) -> float:
+    bodies = [{"model": "stub-bench", "messages": [{"role": "user", "content": f"plain {i}"}]} for i in range(calls)]
+    return calls / await sdk_replay(base_url, bodies, concurrency)
+
+
+def parse_run(text: str) -> tuple[float, int, int]:
+    latency, _, size = text.partition(":")
+    conversations, _, turns = size.partition("x")
+    return float(latency), int(conversations), int(turns)
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conversations: int, turns: int) -> None:
+    with (
+        StubProcess(latency_s=latency, reply="ragdive.testing.role_replies:ragdive_roles") as stub,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
+        out = Path(tmp)
+        big = asyncio.run(
+            ragdive_run(stub, experiment(stub.base_url, corpus, out / "big", conversations, turns, args.concurrency))
+        )
+        floor = asyncio.run(sdk_replay(stub.base_url, big.bodies, big.peak))
+        one = asyncio.run(ragdive_run(stub, experiment(stub.base_url, corpus, out / "one", 1, turns, None)))
+    capacity = big.requests * latency / max(1, big.peak)
+    bound = max(one.wall, capacity)
+    label = f"L = {latency:g} s, {conversations} x {turns}"
+    print(
+        f"\n{label}: {big.requests:,} requests ({big.requests / max(1, big.turns):.2f} per turn), "
+        f"peak {big.peak} in flight, {big.scores:,} scores"
+    )
+    print(f"  ragdive simulate + evaluate   {big.wall:8.2f} s")
+    print(f"  plain SDK, same requests      {floor:8.2f} s   wall / floor          {big.wall / floor:6.2f}")
+    print(
+        f"  critical-path bound           {bound:8.2f} s   wall / bound          {big.wall / bound:6.2f}"
+        f"   (one conversation alone {one.wall:.2f} s; requests x L / peak {capacity:.2f} s)"
+    )
+    overlap = max(0.0, big.simulated_at - big.first_score)
+    print(
+        f"  simulation ends at {big.simulated_at:.2f} s; judging from {big.first_score:.2f} s to "
+        f"{big.last_score:.2f} s; overlap {overlap:.2f} s "
+        f"(wall / (simulation + judging alone) {big.wall / (big.simulated_at + big.last_score - big.first_score):.2f})"
+    )
+
+
+def measure_cache(args: argparse.Namespace) -> None:
+    with StubProcess() as stub, tempfile.TemporaryDirectory() as tmp:
+        n, c = args.cache_calls, args.cache_concurrency
+        # interleaved and repeated: on a shared machine the load drifts between measurements; best of each
+        rates: dict[str, list[float]] = {"sdk": [], "off": [], "on": []}
+        for round_ in range(args.cache_rounds):
+            rates["on"].append(asyncio.run(calls_per_second(stub.base_url, n, c, Path(tmp) / f"r{round_}")))
+            rates["off"].append(asyncio.run(calls_per_second(stub.base_url, n, c, None)))
+            rates["sdk"].append(asyncio.run(sdk_calls_per_second(stub.base_url, n, c)))
+        rows = [
+            ("plain SDK", max(rates["sdk"])),
+            ("openai backend, cache off", max(rates["off"])),
+            ("openai backend, cache on (miss)", max(rates["on"])),
+        ]
+    print(f"\ncalls/s at L = 0, {n} calls, {c} in flight, best of {args.cache_rounds} interleaved rounds")
+    for name, rate in rows:
+        print(f"  {name:<34} {rate:8.0f}")
+    print(f"  cache on (miss) / cache off        {rows[2][1] / rows[1][1]:8.2f}")
+    print(f"  cache off / plain SDK              {rows[1][1] / rows[0][1]:8.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--runs", action="append", help="LATENCY:CxT, repeatable (default: " + " ".join(DEFAULT_RUNS) + ")"
+    )
+    parser.add_argument("--concurrency", type=int, default=None, help="every limit (default: ragdive's defaults)")
+    parser.add_argument("--corpus", type=Path, default=None, help="a corpus folder (default: synthetic)")
+    parser.add_argument("--cache-calls", type=int, default=2000)
+    parser.add_argument("--cache-concurrency", type=int, default=64)
+    parser.add_argument("--cache-rounds", type=int, default=3)
+    parser.add_argument("--no-cache-figures", action="store_true")
+    parser.add_argument("--only-cache-figures", action="store_true", help="skip the runs")
+    args = parser.parse_args()
+    print(f"load average at start: {load()} ({os.cpu_count()} cores)")
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = args.corpus or synthetic_corpus(Path(tmp) / "corpus")
+        for run in [] if args.only_cache_figures else args.runs or DEFAULT_RUNS:
+            measure_latency(args, corpus, *parse_run(run))
+    if not args.no_cache_figures:
+        measure_cache(args)
+    print(
+        "\nDeepEval side by side: skipped: its simulator and multi-turn metrics take over a minute per 50 x 3 run "
+        "here (issue 13's table); not cheap enough for this benchmark's default"
+    )
+    print(f"load average at end: {load()}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

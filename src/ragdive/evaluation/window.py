@@ -1,0 +1,49 @@
+"""Run jobs drawn from an async source with at most ``limit`` in flight, yielding results as they finish.
+
+Jobs are created only as room frees up: a run of thousands of judge items does not create thousands of tasks and
+render every prompt before the first request leaves (issue 13 measured 2.6 s of such dead time at 4,400 items),
+and a source that is still being filled (conversations arriving from a simulation in progress) is read while
+earlier jobs are running. Closing the generator (or an exception in a job) cancels the jobs in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+Job = Callable[[], Awaitable[T]]
+
+
+async def bounded(source: AsyncIterable[Job[T]], limit: int) -> AsyncGenerator[T, None]:
+    jobs = aiter(source)
+    running: set[asyncio.Future[T]] = set()
+    upcoming: asyncio.Future[Job[T]] | None = None  # the source's next job, awaited beside the running ones
+    exhausted = False
+    try:
+        while True:
+            if upcoming is None and not exhausted and len(running) < limit:
+                upcoming = asyncio.ensure_future(anext(jobs))  # type: ignore[arg-type]
+            waiting: set[asyncio.Future[Any]] = {*running, *([upcoming] if upcoming else [])}
+            if not waiting:
+                return
+            finished, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if upcoming is not None and upcoming in finished:
+                finished.discard(upcoming)
+                try:
+                    job = upcoming.result()
+                except StopAsyncIteration:
+                    exhausted = True
+                else:
+                    running.add(asyncio.ensure_future(job()))
+                upcoming = None
+            for task in finished:
+                running.discard(task)
+                yield task.result()  # a job's exception ends the run (finally: the rest stop)
+    finally:
+        left: list[asyncio.Future[Any]] = [*running, *([upcoming] if upcoming else [])]
+        for pending in left:
+            pending.cancel()
+        if left:
+            await asyncio.gather(*left, return_exceptions=True)

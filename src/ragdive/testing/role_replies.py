@@ -1,0 +1,98 @@
+"""A stub reply that plays every ragdive role well enough for a whole run to go through over HTTP.
+
+For throughput harnesses: the simulated user quotes a sentence of its seed document (so the evidence check
+passes), the validator accepts, the target (an ``openai-chat`` target pointed at the stub) answers with one
+context, and the judge gets a schema instance with two items per list — and exactly one verdict per ranked
+context where the prompt says how many there are — so multi-step metrics take every step. It reads only what
+is on the wire (the prompt and the requested schema), like a real server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .schema_example import example_for_schema
+
+_DOC = re.compile(r'<document id="[^"]*" title="[^"]*">\n(.*?)\n</document>', re.S)
+_TURN = re.compile(r"Write turn (\d+)")
+_RANKS = re.compile(r"There are (\d+) contexts")
+TARGET_CONTEXT = "The stub's one retrieved passage, returned with every answer."
+
+Reply = str | dict[str, Any]
+
+
+def ragdive_roles(body: dict[str, Any]) -> Reply:
+    """The reply for one chat request: its text, or ``{"text", "extra"}`` with extra top-level response fields
+    (the stub server's reply contract)."""
+    messages = body.get("messages") or []
+    text = "\n".join(str(m.get("content") or "") for m in messages)
+    schema = _schema(body)
+    if schema is None:  # the target: plain chat, contexts beside the answer (the openai-chat target's contexts_field)
+        contexts = [{"text": TARGET_CONTEXT, "source": "stub"}]
+        return {"text": "The stub answers from its one passage.", "extra": {"contexts": contexts}}
+    props = schema.get("properties", {})
+    if "rag_input" in props:
+        return json.dumps(_draft(text))
+    if "valid" in props and "failed_checks" in props:
+        return json.dumps({"reason": "fine", "failed_checks": [], "valid": True})
+    answer = _instance(schema, schema)
+    ranks = _RANKS.search(text)
+    if ranks and isinstance(answer, dict) and "verdicts" in answer:
+        answer["verdicts"] = [
+            {**_instance(_items(schema, "verdicts"), schema), "rank": r} for r in range(1, int(ranks[1]) + 1)
+        ]
+    return json.dumps(answer)
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    fmt = body.get("response_format")
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
+        return None
+    return (fmt.get("json_schema") or {}).get("schema") or {}
+
+
+def _draft(prompt: str) -> dict[str, Any]:
+    found = _DOC.search(prompt)
+    doc = found.group(1) if found else "The document says little."
+    sentences = [s.strip() + "." for s in doc.split(".") if len(s.strip()) > 20] or [doc]
+    number = int(_TURN.search(prompt).group(1)) if _TURN.search(prompt) else 1  # type: ignore[union-attr]
+    fact = sentences[(number - 1) % len(sentences)]
+    question = f"Is it true that {fact[:-1].lower()}?"
+    return {
+        "question_type": "initial" if number == 1 else "follow-up",
+        "evidence": [fact],
+        "ground_truth": fact,
+        "standalone_question": question,
+        "rag_input": question if number == 1 else f"And {question[0].lower()}{question[1:]}",
+        "refers_to_turn": None if number == 1 else number - 1,
+    }
+
+
+def _items(schema: dict[str, Any], name: str) -> dict[str, Any]:
+    sub = _resolve(schema.get("properties", {}).get(name, {}), schema)
+    return _resolve(sub.get("items", {}), schema)
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    if "$ref" in schema:
+        return _resolve(root.get("$defs", {}).get(schema["$ref"].rsplit("/", 1)[-1], {}), root)
+    return schema
+
+
+def _instance(schema: dict[str, Any], root: dict[str, Any]) -> Any:
+    """Like example_for_schema, but two items per list (within maxItems), so list-driven steps really run."""
+    schema = _resolve(schema, root)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            options = [o for o in schema[key] if o.get("type") != "null"] or schema[key]
+            return _instance(options[0], root)
+    if schema.get("type") == "object" or "properties" in schema:
+        return {name: _instance(sub, root) for name, sub in schema.get("properties", {}).items()}
+    if schema.get("type") == "array":
+        count = min(2, int(schema.get("maxItems", 2)))
+        return [_instance(schema.get("items", {}), root) for _ in range(max(count, int(schema.get("minItems", 0))))]
+    if schema.get("type") == "string" and "enum" not in schema:
+        return "a short statement"
+    return example_for_schema(schema, root)

@@ -1,0 +1,74 @@
+"""Adaptive concurrency per endpoint (AIMD): a 429 halves the limit once per burst, successes raise it by one,
+within [1, max_concurrency]; what happened reaches the manifest through the run recorder."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from ragdive.config.models import ModelSpec
+from ragdive.models import Message, ModelContext, get_model
+from ragdive.models.limits import Limiter
+from ragdive.records import ModelLimit
+from ragdive.store import RunRecorder, RunStore
+from ragdive.testing import Fault, StubServer
+
+
+async def test_halved_once_per_generation_and_raised_by_streaks_within_bounds() -> None:
+    limiter = Limiter(8)
+    async with limiter.slot() as a, limiter.slot() as b:
+        pass
+    limiter.throttled(a)
+    limiter.throttled(b)  # the same burst: started before the first halving
+    assert (limiter.limit, limiter.backoffs) == (4, 1)
+    for _ in range(4):
+        async with limiter.slot():
+            pass
+        limiter.succeeded()
+    assert limiter.limit == 5  # a streak as long as the limit: +1
+    for _ in range(10):
+        async with limiter.slot() as s:
+            pass
+        limiter.throttled(s)
+    assert limiter.limit == 1 and limiter.lowest == 1  # never below 1
+    for _ in range(200):
+        limiter.succeeded()
+    assert limiter.limit == 8  # never above max_concurrency
+
+
+async def test_no_more_calls_in_flight_than_the_current_limit() -> None:
+    limiter = Limiter(6)
+    async with limiter.slot() as first:
+        pass
+    limiter.throttled(first)  # limit 3
+    peak = 0
+
+    async def call() -> None:
+        nonlocal peak
+        async with limiter.slot():
+            peak = max(peak, limiter.in_flight)
+            await asyncio.sleep(0.01)
+
+    await asyncio.gather(*(call() for _ in range(20)))
+    assert peak == 3 and limiter.in_flight == 0
+
+
+async def test_429s_over_http_halve_the_limit_and_the_manifest_records_it(tmp_path: Path) -> None:
+    with StubServer() as server:
+        server.plan(*[Fault.rate_limited(retry_after=0.01)] * 8)
+        context = ModelContext()
+        spec = ModelSpec(model="openai/stub-model", base_url=server.base_url, max_concurrency=8, max_retries=6)
+        model = get_model(spec, role="judge", context=context)
+        await asyncio.gather(*(model.generate([Message(role="user", content=f"q{i}")]) for i in range(8)))
+        await model.aclose()
+    [limit] = context.limits()
+    assert limit.model == "openai/stub-model" and limit.max_concurrency == 8
+    assert 1 <= limit.lowest < 8 and limit.backoffs >= 1
+
+    store = RunStore.create(tmp_path)
+    RunRecorder(store).record(limits=context.limits())
+    RunRecorder(store).record(limits=[])  # a write with nothing new keeps what was recorded
+    assert store.read_manifest().totals.limits == [limit]
+    later = ModelLimit(model=limit.model, max_concurrency=8, limit=8, lowest=2, backoffs=2)
+    RunRecorder(store).record(limits=[later])  # a later session's replaces it
+    assert store.read_manifest().totals.limits == [later]

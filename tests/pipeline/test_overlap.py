@@ -1,0 +1,111 @@
+"""`ragdive run` scores each conversation as soon as it is written, while the others are still being simulated; a
+run killed (SIGKILL) in the middle of both, then resumed, loses and duplicates nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+from ragdive.cli.main import main
+from ragdive.config import load_config
+from ragdive.pipeline import prepare_experiment, run_experiment
+from ragdive.records import Score
+from ragdive.store import RunStore, score_key
+
+from .helpers import answer, write_experiment
+from .test_run import ROOT, assert_consistent
+
+CONVERSATIONS = 4
+# 4 conversations x 2 turns x 4 per-turn metrics + 4 conversations x 2 conversation metrics
+ALL_SCORES = CONVERSATIONS * 2 * 4 + CONVERSATIONS * 2
+
+
+async def slow_answer(message: str) -> dict[str, Any]:
+    """The helpers' target, a little slow (awaited, like a real system): judging has time to overlap."""
+    await asyncio.sleep(float(os.environ.get("OVERLAP_TARGET_S", "0.3")))
+    return answer(message)
+
+
+def slow_experiment(tmp_path: Path, concurrency: int = 1) -> Path:
+    config = write_experiment(tmp_path, conversations=CONVERSATIONS, concurrency=concurrency)
+    text = config.read_text().replace("tests.pipeline.helpers:answer", "tests.pipeline.test_overlap:slow_answer")
+    config.write_text(text)
+    return config
+
+
+def test_a_conversation_is_scored_while_later_ones_are_still_being_simulated(tmp_path: Path) -> None:
+    config = load_config(slow_experiment(tmp_path))
+    on_disk_at_score: list[int] = []
+
+    async def go() -> RunStore:
+        async with AsyncExitStack() as resources:
+            prepared = await prepare_experiment(config, resources, no_cache=True)
+            store = prepared.store
+
+            def scored(score: Score) -> None:
+                on_disk_at_score.append(len(store.conversations().records))
+
+            outcome = await run_experiment(prepared, on_score=scored)
+            assert outcome.status == "finished"
+            return store
+
+    store = asyncio.run(go())
+    assert len(on_disk_at_score) == ALL_SCORES
+    assert min(on_disk_at_score) < CONVERSATIONS  # judging began before the simulation ended
+    scores = store.scores().records
+    assert len(scores) == ALL_SCORES == len({score_key(s) for s in scores})
+    assert store.read_manifest().status == "finished"
+    assert_consistent(store)
+
+
+def lines(path: Path) -> int:
+    return path.read_text().count("\n") if path.exists() else 0
+
+
+def test_sigkill_while_simulating_and_scoring_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    config = slow_experiment(tmp_path)
+    script = "import sys; from ragdive.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "run", str(config)],  # the cache on: its batched writes are killed too
+        cwd=ROOT,
+        env={**os.environ, "PIPETEST_SLOW_JUDGE": "1", "OVERLAP_TARGET_S": "0.5"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    overlapped = False
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and proc.poll() is None:
+            runs = list((tmp_path / "runs").glob("*"))
+            if runs and lines(runs[0] / "evaluations.jsonl") >= 2:
+                overlapped = lines(runs[0] / "conversations.jsonl") < CONVERSATIONS
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    run_dir = next((tmp_path / "runs").glob("*"))
+    store = RunStore(run_dir)
+    assert overlapped, "the kill came after the simulation: the overlap was not exercised"
+    assert store.read_manifest().status == "running"  # nobody could record how it stopped
+    before = {score_key(s) for s in store.scores().records}
+    assert 2 <= len(before) < ALL_SCORES
+
+    assert main(["run", str(config), "--resume", str(run_dir)]) == 0
+    conversations = store.conversations().records
+    assert len(conversations) == CONVERSATIONS == len({c.id for c in conversations})  # none simulated twice
+    scores = store.scores().records
+    assert len(scores) == ALL_SCORES == len({score_key(s) for s in scores})  # every item once, none lost
+    assert before <= {score_key(s) for s in scores}
+    assert store.read_manifest().status == "finished"
+    assert_consistent(store)
