@@ -29,7 +29,7 @@ def test_load_csv_and_jsonl(tmp_path: Path) -> None:
     [
         ("q.csv", "title,question\nx,y\n", "lacks column(s) answer"),
         ("q.csv", "question,answer\n,\n", "row 1: empty question or answer"),
-        ("q.jsonl", "{not json\n", "q.jsonl:1: not valid JSON"),
+        ("q.jsonl", "{not json\n", "q.jsonl line 1: not valid JSON"),
         ("q.txt", "x", "expected a .csv or .jsonl"),
         ("q.csv", "", "has no rows"),
     ],

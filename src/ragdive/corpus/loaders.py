@@ -7,11 +7,11 @@ truncated or skipped) so a command can say it in one line: a corpus that silentl
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..json_lines import json_objects
 from ..records import Document
 from .limits import SizeLimit
 
@@ -189,14 +189,8 @@ def _title(text: str, file: Path) -> str:
 def _load_jsonl(file: Path, limit: int | None, reader: _Reader) -> list[Document]:
     docs: list[Document] = []
     seen: set[str] = set()
-    for number, line in enumerate(reader.read(file).split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{file} line {number}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not row["text"].strip():
+    for number, row in json_objects(reader.read(file), file):
+        if not isinstance(row.get("text"), str) or not row["text"].strip():
             raise ConfigError(f'{file} line {number}: each line needs a non-empty "text" field')
         doc_id = str(row.get("id", number))
         if doc_id in seen:

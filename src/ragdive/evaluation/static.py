@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError, TargetError
+from ..json_lines import json_objects
 from ..records import Conversation, QuestionType, Turn
 from ..store import RunRecorder, RunStore
 from ..targets import DialogueState, Target
@@ -44,18 +45,7 @@ def _rows(path: Path) -> list[dict[str, object]]:
         if path.suffix.lower() == ".json":
             return _json_rows(path)
         if path.suffix.lower() in (".jsonl", ".ndjson"):
-            rows = []
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ConfigError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
-                if not isinstance(row, dict):
-                    raise ConfigError(f"{path}:{n}: expected a JSON object per line")
-                rows.append(row)
-            return rows
+            return [row for _, row in json_objects(path.read_text(encoding="utf-8"), path)]
     except FileNotFoundError as exc:
         raise ConfigError(f"dataset {path} does not exist") from exc
     except (OSError, UnicodeDecodeError, csv.Error) as exc:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
+from ...json_lines import json_objects
 from ...records import Conversation, QuestionType, Score
 
 
@@ -55,18 +56,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         raise ConfigError(f"{path}: no such file") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
-    rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise ConfigError(f"{path}:{number}: expected a JSON object")
-        rows.append(row)
-    return rows
+    return [row for _, row in json_objects(text, path)]
 
 
 NOT_A_NUMBER = "the source has no value here (nan): its judge gave no verdict"
