@@ -29,7 +29,11 @@ def _sentences(text: str) -> list[str]:
 
 def user(messages: list[Message]) -> dict[str, Any]:
     """Turn N asks whether the seed document's N-th sentence is true, quoting it as evidence and answer."""
-    text = "\n".join(m.content for m in messages)
+    return draft_from_prompt("\n".join(m.content for m in messages))
+
+
+def draft_from_prompt(text: str) -> dict[str, Any]:
+    """The user's draft from the prompt's text alone (also what the HTTP stub's role-player sends back)."""
     found = _DOC.search(text)
     turn = _TURN.search(text)
     number = int(turn.group(1)) if turn else 1

@@ -13,10 +13,9 @@ import json
 import re
 from typing import Any
 
+from .offline import draft_from_prompt
 from .schema_example import example_for_schema
 
-_DOC = re.compile(r'<document id="[^"]*" title="[^"]*">\n(.*?)\n</document>', re.S)
-_TURN = re.compile(r"Write turn (\d+)")
 _RANKS = re.compile(r"There are (\d+) contexts")
 TARGET_CONTEXT = "The stub's one retrieved passage, returned with every answer."
 
@@ -34,7 +33,7 @@ def ragdive_roles(body: dict[str, Any]) -> Reply:
         return {"text": "The stub answers from its one passage.", "extra": {"contexts": contexts}}
     props = schema.get("properties", {})
     if "rag_input" in props:
-        return json.dumps(_draft(text))
+        return json.dumps(draft_from_prompt(text))
     if "valid" in props and "failed_checks" in props:
         return json.dumps({"reason": "fine", "failed_checks": [], "valid": True})
     answer = _instance(schema, schema)
@@ -51,23 +50,6 @@ def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
         return None
     return (fmt.get("json_schema") or {}).get("schema") or {}
-
-
-def _draft(prompt: str) -> dict[str, Any]:
-    found = _DOC.search(prompt)
-    doc = found.group(1) if found else "The document says little."
-    sentences = [s.strip() + "." for s in doc.split(".") if len(s.strip()) > 20] or [doc]
-    number = int(_TURN.search(prompt).group(1)) if _TURN.search(prompt) else 1  # type: ignore[union-attr]
-    fact = sentences[(number - 1) % len(sentences)]
-    question = f"Is it true that {fact[:-1].lower()}?"
-    return {
-        "question_type": "initial" if number == 1 else "follow-up",
-        "evidence": [fact],
-        "ground_truth": fact,
-        "standalone_question": question,
-        "rag_input": question if number == 1 else f"And {question[0].lower()}{question[1:]}",
-        "refers_to_turn": None if number == 1 else number - 1,
-    }
 
 
 def _items(schema: dict[str, Any], name: str) -> dict[str, Any]:
