@@ -23,7 +23,7 @@ from ..json_lines import json_objects
 from ..records import Conversation, QuestionType, Turn
 from ..store import RunRecorder, RunStore
 from ..targets import DialogueState, Target
-from ..targets.watch import TargetWatch
+from ..targets.watch import TargetWatch, save_as_finished
 
 DOCUMENT_COLUMNS = ("title", "document_id", "doc_id", "id")
 SET_COLUMNS = (("question", "answer"), ("user_input", "reference"), ("input", "expected_output"))
@@ -174,20 +174,15 @@ async def ask_dataset(
             return await ask_one(target, item, i, seed)
 
     pending = [bounded(i, item) for i, item in enumerate(items) if static_conversation_id(i) not in done]
-    asked = errors = 0
     tasks = [asyncio.ensure_future(p) for p in pending]
     watch = TargetWatch(len(tasks), saved="answers so far are saved")
+
+    def save(conversation: Conversation) -> None:
+        store.append_conversation(conversation)
+        if on_conversation:
+            on_conversation(conversation)
+
     try:
-        for finished in asyncio.as_completed(tasks):
-            conversation = await finished
-            store.append_conversation(conversation)
-            if on_conversation:
-                on_conversation(conversation)
-            asked += 1
-            errors += conversation.status == "error"
-            watch.saw(conversation)  # the target down: TargetError, nothing more is asked
+        return await save_as_finished(tasks, save, watch, lambda c: c.status == "error")
     finally:
-        for task in tasks:
-            task.cancel()
         RunRecorder(store).record()
-    return asked, errors

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BudgetExceeded, ModelCrashed, ModelOutputError, TargetError
-from ..models import Message
+from ..errors import BudgetExceeded, ModelCrashed, ModelOutputError
 from ..records import Attempt, Conversation, Document, Persona, Rejection, Turn, TurnDraft, Usage
 from ..records._base import utc_now
 from ..targets import DialogueState, Target
+from ..targets.watch import answer_turn
 from .checks import DocumentIndex
 from .generator import Generator, unreadable_messages
 from .validator import Validator
@@ -111,22 +111,13 @@ async def run_dialogue(
                 generation_errors=outcome.generation_errors,
                 usage=outcome.usage,
             )
-            try:
-                reply = await target.respond(state, turn.rag_input)
-            except TargetError as exc:
-                turn.error = str(exc) or type(exc).__name__
-                conversation.turns.append(turn)
-                observer.turn(plan.id, turn)
+            answered = await answer_turn(target, state, turn)
+            conversation.turns.append(turn)
+            observer.turn(plan.id, turn)
+            if not answered:
                 conversation.status = "ended_early"
                 conversation.end_reason = f"the target failed on turn {turn_index + 1}: {turn.error}"
                 break
-            turn.answer, turn.contexts, turn.latency_s = reply.answer, reply.contexts, reply.latency_s
-            conversation.turns.append(turn)
-            state.history += [
-                Message(role="user", content=turn.rag_input),
-                Message(role="assistant", content=reply.answer),
-            ]
-            observer.turn(plan.id, turn)
     except (BudgetExceeded, ModelCrashed):
         raise  # the run stops: no budget left, or a model process that dies on every call
     except Exception as exc:  # recorded on this conversation; the others go on

@@ -13,13 +13,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from ..errors import BudgetExceeded, ModelCrashed, TargetError
-from ..models import Message
+from ..errors import BudgetExceeded, ModelCrashed
 from ..records import Conversation, Turn
 from ..records._base import utc_now
 from ..store import RunRecorder, RunStore
 from ..targets import DialogueState, Target
-from ..targets.watch import TargetWatch
+from ..targets.watch import TargetWatch, answer_turn, save_as_finished
 
 REPLAY_NOTE = (
     "frozen-user replay: the user messages are those of the source run, and from turn 2 on they were written in "
@@ -57,20 +56,12 @@ async def replay_conversation(target: Target, source: Conversation) -> Conversat
         await target.start(state)
         for recorded in source.turns:
             turn = _recorded_turn(recorded)
-            try:
-                reply = await target.respond(state, turn.rag_input)
-            except TargetError as exc:
-                turn.error = str(exc) or type(exc).__name__
-                conversation.turns.append(turn)
+            answered = await answer_turn(target, state, turn)
+            conversation.turns.append(turn)
+            if not answered:
                 conversation.status = "ended_early"
                 conversation.end_reason = f"the target failed on turn {turn.index + 1}: {turn.error}"
                 break
-            turn.answer, turn.contexts, turn.latency_s = reply.answer, reply.contexts, reply.latency_s
-            conversation.turns.append(turn)
-            state.history += [
-                Message(role="user", content=turn.rag_input),
-                Message(role="assistant", content=reply.answer),
-            ]
         else:
             if source.status == "ended_early":  # the recording stops where the source conversation stopped
                 conversation.status = "ended_early"
@@ -102,19 +93,16 @@ async def replay_conversations(
             return await replay_conversation(target, source)
 
     tasks = [asyncio.ensure_future(bounded(c)) for c in sources if c.id not in done]
-    replayed = errors = 0
     watch = TargetWatch(len(tasks), saved="conversations replayed so far are saved")
+
+    def save(conversation: Conversation) -> None:
+        store.append_conversation(conversation)
+        if on_conversation:
+            on_conversation(conversation)
+
     try:
-        for finished in asyncio.as_completed(tasks):
-            conversation = await finished
-            store.append_conversation(conversation)
-            if on_conversation:
-                on_conversation(conversation)
-            replayed += 1
-            errors += conversation.status == "error" or any(t.error for t in conversation.turns)
-            watch.saw(conversation)  # the target down: TargetError, nothing more is sent
+        return await save_as_finished(
+            tasks, save, watch, lambda c: c.status == "error" or any(t.error for t in c.turns)
+        )
     finally:
-        for task in tasks:
-            task.cancel()
         RunRecorder(store).record()
-    return replayed, errors

@@ -5,8 +5,13 @@ models on every remaining conversation)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Sequence
+
 from ..errors import TargetError
-from ..records import Conversation
+from ..models import Message
+from ..records import Conversation, Turn
+from .base import DialogueState, Target
 
 TARGET_FAILURES_BEFORE_STOP = 3
 
@@ -34,3 +39,40 @@ class TargetWatch:
                 f"the target failed {len(self.failures)} times and never answered; stopping ({self.saved}). "
                 f"First failure: {self.failures[0]}"
             )
+
+
+async def answer_turn(target: Target, state: DialogueState, turn: Turn) -> bool:
+    """Send ``turn.rag_input`` to the target with the session's history; record its answer, contexts and latency on
+    the turn and extend the history. A TargetError is recorded on the turn (``error``) and returns False: the
+    conversation ends there (simulation and replay alike)."""
+    try:
+        reply = await target.respond(state, turn.rag_input)
+    except TargetError as exc:
+        turn.error = str(exc) or type(exc).__name__
+        return False
+    turn.answer, turn.contexts, turn.latency_s = reply.answer, reply.contexts, reply.latency_s
+    state.history += [Message(role="user", content=turn.rag_input), Message(role="assistant", content=reply.answer)]
+    return True
+
+
+async def save_as_finished(
+    tasks: Sequence[asyncio.Future[Conversation]],
+    save: Callable[[Conversation], None],
+    watch: TargetWatch,
+    failed: Callable[[Conversation], bool],
+) -> tuple[int, int]:
+    """Save each conversation as its task finishes (so an interruption keeps every finished one) and let ``watch``
+    stop the session once the target looks down; the tasks left are cancelled however it ends. Returns (saved,
+    failed)."""
+    saved = failures = 0
+    try:
+        for finished in asyncio.as_completed(tasks):
+            conversation = await finished
+            save(conversation)
+            saved += 1
+            failures += failed(conversation)
+            watch.saw(conversation)
+    finally:
+        for task in tasks:
+            task.cancel()
+    return saved, failures
