@@ -32,8 +32,9 @@ def to_json_line(record: BaseModel | dict[str, Any]) -> str:
 
 
 class JsonlAppender:
-    """Appends records to one file. Each record is a single write of one line followed by flush + fsync, so a
-    kill leaves at most one torn line at the end, which the reader reports and skips."""
+    """Appends records to one file: whole lines in a single write followed by flush + fsync (one line from
+    ``append``, a group of concurrent writers' lines from ``write``, a batch from ``append_all``), so a kill leaves
+    at most one torn line at the end, which the reader reports and skips."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -93,14 +94,8 @@ class JsonlAppender:
         """Append every record in one write and one fsync: a batch that must land whole (an annotation import)
         is either on disk or, cut by a kill, a torn last line the reader skips; never a readable half."""
         data = "".join(to_json_line(r) for r in records).encode("utf-8")
-        if not data:
-            return
-        with self._lock:
-            _repair_torn_tail(self.path)
-            with open(self.path, "ab") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+        if data:
+            self._write_lines(data)
 
 
 def _repair_torn_tail(path: Path) -> None:
