@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..records.sweep_tables import SweepTables
 from .arrows import ArrowRule, better
 from .repeats import RepeatSummary, summarize_repeats
 from .summary import RunScores
@@ -89,6 +90,7 @@ def build_tables(
     }
     if static:
         tables["table5"] = {"rows": _table5(cells, baseline, dynamic, static, metrics, directions, rule)}
+    SweepTables.model_validate(tables)  # the report's own schema: a table it could not read is never written
     return tables
 
 

@@ -19,11 +19,11 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from ..analysis.conversations import DEFAULT_THRESHOLD, Embedder
+from ..records.sweep_tables import SweepTables, parse_tables
 from ..store import RunStore
 from ..store.run import write_text_atomic
 from ..store.sweep_report import SweepFiles
 from .html import TEMPLATES, environment
-from .sweep_tables import SweepTables, parse_tables
 from .sweep_uniqueness import cell_uniqueness, turns_of
 
 

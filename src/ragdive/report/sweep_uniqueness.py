@@ -13,8 +13,8 @@ from typing import Any
 
 from ..analysis.conversations import DEFAULT_THRESHOLD, Embedder, Uniqueness, question_uniqueness, to_data
 from ..records import Conversation
+from ..records.sweep_tables import SweepTables
 from ..store import RunStore
-from .sweep_tables import SweepTables
 
 
 def cell_uniqueness(

@@ -1,4 +1,5 @@
-"""The shape of a sweep's tables.json, as the sweep report reads it (the contract the sweep command writes).
+"""The shape of a sweep's tables.json: the sweep command builds it (analysis/) and checks it against these models before
+writing; the sweep report parses it with them. One schema, both sides.
 
 Tables 2, 4 and 5 are the paper's: Table 2 the baseline cell's repeats (mean, std, min, max, and here a CI),
 Table 4 each cell's mean against the baseline's min-max band over its repeats (`*` outside it), Table 5 the
@@ -16,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from ..config import format_validation_error
+from ..config.loader import format_validation_error
 from ..errors import StoreError
 
 
