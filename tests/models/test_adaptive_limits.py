@@ -72,3 +72,44 @@ async def test_429s_over_http_halve_the_limit_and_the_manifest_records_it(tmp_pa
     later = ModelLimit(model=limit.model, max_concurrency=8, limit=8, lowest=2, backoffs=2)
     RunRecorder(store).record(limits=[later])  # a later session's replaces it
     assert store.read_manifest().totals.limits == [later]
+
+
+def test_a_waiting_simulation_call_goes_before_a_judge_call_that_waited_longer() -> None:
+    """One endpoint serving every role: the judge, judging as the run goes, must not lengthen a conversation's
+    chain of calls. Background calls that find a free slot still take it."""
+    order: list[str] = []
+
+    async def call(limiter: Limiter, name: str, background: bool) -> None:
+        async with limiter.slot(background=background):
+            order.append(name)
+            await asyncio.sleep(0)
+
+    async def go() -> None:
+        limiter = Limiter(1)
+        async with limiter.slot():
+            waiting = [
+                asyncio.ensure_future(call(limiter, "judge-1", True)),
+                asyncio.ensure_future(call(limiter, "judge-2", True)),
+            ]
+            await asyncio.sleep(0)
+            waiting.append(asyncio.ensure_future(call(limiter, "user", False)))
+            await asyncio.sleep(0)
+        await asyncio.gather(*waiting)
+        await call(limiter, "judge-3", True)  # a free slot: no waiting
+
+    asyncio.run(go())
+    assert order == ["user", "judge-1", "judge-2", "judge-3"]
+
+
+def test_a_cancelled_background_waiter_leaves_its_queue() -> None:
+    async def go() -> int:
+        limiter = Limiter(1)
+        async with limiter.slot():
+            waiter = asyncio.ensure_future(limiter.slot(background=True).__aenter__())
+            await asyncio.sleep(0)
+            waiter.cancel()
+            await asyncio.gather(waiter, return_exceptions=True)
+        async with limiter.slot(background=True):
+            return limiter.in_flight
+
+    assert asyncio.run(go()) == 1

@@ -19,7 +19,7 @@ from ragdive.pipeline import prepare_experiment, run_experiment
 from ragdive.records import Score
 from ragdive.store import RunStore, score_key
 
-from .helpers import answer, write_experiment
+from .helpers import answer, judge, scripted, write_experiment
 from .test_run import ROOT, assert_consistent
 
 CONVERSATIONS = 4
@@ -31,6 +31,20 @@ async def slow_answer(message: str) -> dict[str, Any]:
     """The helpers' target, a little slow (awaited, like a real system): judging has time to overlap."""
     await asyncio.sleep(float(os.environ.get("OVERLAP_TARGET_S", "0.3")))
     return answer(message)
+
+
+EVENTS: list[str] = []
+"""What the recording target and judge below saw, in order (one test at a time fills it)."""
+
+
+async def recording_answer(message: str) -> dict[str, Any]:
+    EVENTS.append("target")
+    return await slow_answer(message)
+
+
+async def recording_judge(messages: list[Any], schema: Any) -> Any:
+    EVENTS.append("judge")
+    return await judge(messages, schema)
 
 
 def slow_experiment(tmp_path: Path, concurrency: int = 1) -> Path:
@@ -62,6 +76,46 @@ def test_a_conversation_is_scored_while_later_ones_are_still_being_simulated(tmp
     scores = store.scores().records
     assert len(scores) == ALL_SCORES == len({score_key(s) for s in scores})
     assert store.read_manifest().status == "finished"
+    assert_consistent(store)
+
+
+def test_a_turn_is_judged_while_its_conversation_goes_on_and_written_only_with_its_line(tmp_path: Path) -> None:
+    """One conversation of three turns: the judge works on turn 1 while the target answers turn 2, yet no score
+    line reaches the disk before the conversation's, and every score is stamped with that line."""
+    config_path = write_experiment(
+        tmp_path,
+        conversations=1,
+        max_turns=3,
+        judge_model=scripted("judge", "tests.pipeline.test_overlap:recording_judge"),
+    )
+    config_path.write_text(
+        config_path.read_text().replace("tests.pipeline.helpers:answer", "tests.pipeline.test_overlap:recording_answer")
+    )
+    config = load_config(config_path)
+    EVENTS.clear()
+    conversations_at_score: list[int] = []
+
+    async def go() -> RunStore:
+        async with AsyncExitStack() as resources:
+            prepared = await prepare_experiment(config, resources, no_cache=True)
+            store = prepared.store
+
+            def scored(score: Score) -> None:
+                conversations_at_score.append(len(store.conversations().records))
+                assert len(store.conversations().records) == 1  # the line is on disk before any score counts
+
+            outcome = await run_experiment(prepared, on_score=scored)
+            assert outcome.status == "finished"
+            return store
+
+    store = asyncio.run(go())
+    assert EVENTS.count("target") == 3
+    last_target = len(EVENTS) - 1 - EVENTS[::-1].index("target")
+    assert "judge" in EVENTS[:last_target]  # judging began before the conversation's last turn was answered
+    (conversation,) = store.conversations().records
+    scores = store.scores().records
+    assert len(scores) == 3 * 4 + 2 == len({score_key(s) for s in scores}) == len(conversations_at_score)
+    assert {s.conversation_finished for s in scores} == {conversation.finished}
     assert_consistent(store)
 
 

@@ -3,58 +3,24 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
-from rich.markup import escape
 
 from .._version import __version__
 from ..errors import RagdiveError
-from . import (
-    analyze,
-    annotate,
-    compare,
-    config_cmd,
-    demo,
-    evaluate,
-    export,
-    import_cmd,
-    models_cmd,
-    replay,
-    report,
-    run,
-    runs,
-    serve_rag,
-    simulate,
-    static,
-    sweep,
-)
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
-from .display import errors as err_console
+from .lazy import LazyCommands
 
+# sub-commands are imported on first use (lazy.py): `ragdive --version` does not load the whole tool
 app = typer.Typer(
     name="ragdive",
     help="Evaluate RAG systems through simulated multi-turn conversations.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=LazyCommands,
 )
-app.add_typer(runs.app, name="runs")
-app.add_typer(config_cmd.app, name="config")
-app.add_typer(models_cmd.app, name="models")
-app.add_typer(annotate.app, name="annotate")
-app.command("run")(run.run_cmd)
-app.command("demo")(demo.demo_cmd)
-app.command("simulate")(simulate.simulate_cmd)
-app.command("evaluate")(evaluate.evaluate_cmd)
-app.command("compare")(compare.compare_cmd)
-app.command("static")(static.static_cmd)
-app.command("serve-rag")(serve_rag.serve_rag)
-app.command("analyze")(analyze.analyze_cmd)
-app.command("report")(report.report_cmd)
-app.command("export")(export.export_cmd)
-app.command("replay")(replay.replay_cmd)
-app.command("import")(import_cmd.import_cmd)
-app.command("sweep")(sweep.sweep_cmd)
 
 _state = {"debug": False}
 
@@ -89,18 +55,22 @@ def _main(argv: list[str] | None, stop: Stop) -> int:
         # typer turns KeyboardInterrupt into exit 130 itself; after a SIGTERM that is ours to say
         return stop.exit_code if code == EXIT_INTERRUPTED else code
     except RagdiveError as exc:
+        err_console = _errors()
         if debug:
             err_console.print_exception()
         message = str(exc).strip() or type(exc).__name__
         first, *rest = message.splitlines()
+        from rich.markup import escape
+
         err_console.print(f"[bold red]error:[/] {escape(first)}", markup=True, highlight=False)
         for line in rest:
             err_console.print(f"  {line}", markup=False)
         return exc.exit_code
     except KeyboardInterrupt:
-        err_console.print("terminated (SIGTERM)" if stop.terminated else "interrupted")
+        _errors().print("terminated (SIGTERM)" if stop.terminated else "interrupted")
         return stop.exit_code
     except Exception as exc:  # a bug: say so briefly, keep the traceback for --debug
+        err_console = _errors()
         if debug:
             err_console.print_exception()
         else:
@@ -112,6 +82,13 @@ def _main(argv: list[str] | None, stop: Stop) -> int:
             )
         return 1
     return 0
+
+
+def _errors() -> Any:
+    """The error console (display.py), imported only when there is an error to show."""
+    from .display import errors
+
+    return errors
 
 
 if __name__ == "__main__":

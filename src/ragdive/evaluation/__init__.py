@@ -1,5 +1,6 @@
 """Evaluation stage: the judge, per-turn and per-conversation metrics, the evaluator, statistics, static mode."""
 
+from .arrivals import AnsweredTurn, Arrivals
 from .evaluator import EvaluationResult, Evaluator
 from .judge import Judge, render_prompt
 from .metrics import (
@@ -12,6 +13,8 @@ from .metrics import (
 )
 
 __all__ = [
+    "AnsweredTurn",
+    "Arrivals",
     "CONVERSATION_METRICS",
     "LOWER_IS_BETTER",
     "TURN_METRICS",

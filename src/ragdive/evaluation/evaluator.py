@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from ..records import Conversation, ModelLimit, ModelSpend, Score, Usage
 from ..store import RunRecorder, RunStore, ScoreKey, score_key
+from .arrivals import AnsweredTurn, Arrivals
 from .judging import JudgeProtocol
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
 from .metrics.base import JUDGE_FAILED
@@ -184,48 +185,95 @@ class Evaluator:
         store: RunStore,
         plan: ScoringPlan,
         *,
-        incoming: AsyncIterable[Conversation] | None = None,
+        incoming: Arrivals | None = None,
         expected: int = 0,
         on_start: Callable[[int, int], None] | None = None,
         on_score: Callable[[Score], None] | None = None,
     ) -> EvaluationResult:
-        """Score the plan's conversations, then each conversation ``incoming`` yields (lines a simulation in
-        progress has just written: scored whole, as new lines are never scored yet), at most ``window`` jobs in
-        flight, each score written as it finishes. ``expected``: items the incoming conversations will bring at
-        most (for the progress total)."""
+        """Score the plan's conversations, then what ``incoming`` brings from a simulation in progress, at most
+        ``window`` jobs in flight, each score written as it finishes. ``incoming`` yields each turn as soon as it
+        is answered (an `AnsweredTurn`: its per-turn metrics are judged at once, so the judge works through the
+        conversation's later turns instead of waiting for its end) and each conversation once its line is on
+        disk (its conversation metrics are judged then, and every score of it is written then, stamped with that
+        line: nothing is written for a conversation that is not on disk, and a conversation the run drops takes
+        its early scores with it). ``expected``: items the incoming conversations will bring at most (for the
+        progress total)."""
         result = plan.result
         if on_start:
             on_start(plan.pending + result.skipped + expected, result.skipped)
         calls_before, usage_before = self.judge.calls, self.judge.usage
+        early: dict[str, dict[tuple[int, str], asyncio.Future[Score]]] = {}
+        """Per conversation id: its turns' scores judged before its line was written, by (turn index, metric)."""
+        landed = incoming.on_disk if incoming is not None else {}
+        handed: set[ScoreKey] = set()
+        """Scores handed to the store (on disk once it drains)."""
 
-        def written(job: Callable[[], Awaitable[Score]]) -> Callable[[], Awaitable[Score]]:
+        def written(job: Callable[[], Awaitable[Score]]) -> Callable[[], Awaitable[Score | None]]:
             async def score_and_write() -> Score:
                 score = await job()
                 for model in self.judge.local_models:
                     await model.settled()  # the judge's answers are in the cache before the score counts
+                handed.add(score_key(score))  # no await before the hand-over in write_score
                 await store.write_score(score)  # on disk before it counts; concurrent jobs share one fsync
                 return score
 
             return score_and_write
 
-        async def source() -> AsyncIterator[Callable[[], Awaitable[Score]]]:
+        def judged_early(answered: AnsweredTurn) -> Iterator[Callable[[], Awaitable[Score | None]]]:
+            held = early.setdefault(answered.conversation.id, {})
+            for metric in self.turn_metrics:
+                future = held[answered.turn.index, metric.name] = asyncio.get_running_loop().create_future()
+                yield _early_job(metric, self.judge, answered, future)
+
+        def on_disk(conv: Conversation) -> Iterator[Callable[[], Awaitable[Score | None]]]:
+            held = early.get(conv.id, {})
+            for cm in self.conversation_metrics if plan.multi_turn else []:
+                yield written(_conversation_job(cm, self.judge, conv))
+            for turn in conv.turns:
+                for tm in self.turn_metrics:
+                    future = held.get((turn.index, tm.name))  # judged early (or still being judged)
+                    job = _turn_job(tm, self.judge, conv, turn.index) if future is None else _held(conv, future)
+                    yield written(job)
+
+        async def source() -> AsyncIterator[Callable[[], Awaitable[Score | None]]]:
             for conv in plan.conversations:
                 for job in self.conversation_jobs(conv, plan.done, multi_turn=plan.multi_turn)[0]:
                     yield written(job)
-            if incoming is not None:
-                async for conv in incoming:
-                    for job in self.conversation_jobs(conv, set(), multi_turn=plan.multi_turn)[0]:
-                        yield written(job)
+            if incoming is None:
+                return
+            async for arrival in incoming:
+                jobs = judged_early(arrival) if isinstance(arrival, AnsweredTurn) else on_disk(arrival)
+                for next_job in jobs:
+                    yield next_job
 
         try:
             async with aclosing(bounded(source(), self.window)) as scores:
                 async for score in scores:  # each one already written by its job
+                    if score is None:
+                        continue  # judged early: written with its conversation
                     result.written += 1
                     result.unscored += 0 if score.scored else 1
                     if on_score:
                         on_score(score)
         finally:  # on an interrupt or a bug the jobs in flight are stopped; what finished is already written
             await store.drain_scores()  # lines of cancelled jobs that were already handed over: counted too
+            # early scores of conversations on disk whose writing job was stopped: written (one fsync);
+            # those of conversations never written are dropped with them
+            judged = [
+                (landed[cid], future.result())
+                for cid, held in early.items()
+                if cid in landed
+                for future in held.values()
+                if future.done() and not future.cancelled()
+            ]
+            finished = [_stamp(conv, score) for conv, score in judged if score_key(score) not in handed]
+            for held in early.values():
+                for future in held.values():
+                    future.cancel()
+            if finished:
+                store.append_scores(finished)
+                result.written += len(finished)
+                result.unscored += sum(not s.scored for s in finished)
             result.judge_calls = self.judge.calls - calls_before
             spent = _spent(usage_before, self.judge.usage)
             limits = [limit for model in self.judge.local_models for limit in model.context.limits()]
@@ -281,9 +329,37 @@ def _stamped(conv: Conversation, make: Callable[[], Awaitable[Score]]) -> Callab
     """The score, stamped with the conversation line it judged (a redone conversation's old scores are stale)."""
 
     async def job() -> Score:
-        return (await make()).model_copy(update={"conversation_finished": conv.finished})
+        return _stamp(conv, await make())
 
     return job
+
+
+def _stamp(conv: Conversation, score: Score) -> Score:
+    return score.model_copy(update={"conversation_finished": conv.finished})
+
+
+def _early_job(
+    metric: TurnMetric, judge: JudgeProtocol, answered: AnsweredTurn, future: asyncio.Future[Score]
+) -> Callable[[], Awaitable[None]]:
+    """Judge an answered turn and hold the score in ``future`` until its conversation is written."""
+
+    async def job() -> None:
+        try:
+            score = await metric.score(judge, answered.conversation, answered.turn)
+        except BaseException:
+            future.cancel()  # the run stops on this exception; nobody waits for the score
+            raise
+        if not future.done():
+            future.set_result(score)
+
+    return job
+
+
+def _held(conv: Conversation, future: asyncio.Future[Score]) -> Callable[[], Awaitable[Score]]:
+    async def score() -> Score:
+        return await future
+
+    return _stamped(conv, score)
 
 
 def _turn_job(

@@ -8,6 +8,11 @@ every ``limit`` successes in a row raise it by one, never outside [1, max_concur
 multiplicative decrease, as TCP does. Only one halving per "generation": the calls that were already in flight
 when the limit was halved answer 429 together, and counting each of them would drive the limit to 1 for one
 burst. What happened is kept in `snapshot()` for the manifest.
+
+Priority: a waiting call of the simulation (user, validator, a reference RAG's generator) is let in before a
+waiting judge call. A simulation call lies on a conversation's chain of dependent calls, while a judge call made
+as the run goes waits for nothing but a free slot: when one model serves every role, judging early must fill
+the simulation's gaps, not lengthen its chain.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+
+_Queue = deque[asyncio.Future[None]]
 
 
 @dataclass
@@ -51,21 +58,22 @@ class Limiter:
         self._generation = 0
         self._streak = 0
         # asyncio futures belong to one event loop; a Model may outlive a loop (tests, repeated asyncio.run), so
-        # callers wait in a queue per loop.
-        self._waiting: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, deque[asyncio.Future[None]]] = (
+        # callers wait in queues per loop: (urgent, background), see the module's note on priority.
+        self._waiting: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[_Queue, _Queue]] = (
             weakref.WeakKeyDictionary()
         )
 
-    def _queue(self) -> deque[asyncio.Future[None]]:
+    def _queues(self) -> tuple[_Queue, _Queue]:
         loop = asyncio.get_running_loop()
-        queue = self._waiting.get(loop)
-        if queue is None:
-            queue = self._waiting[loop] = deque()
-        return queue
+        queues = self._waiting.get(loop)
+        if queues is None:
+            queues = self._waiting[loop] = (deque(), deque())
+        return queues
 
-    async def _acquire(self) -> None:
-        queue = self._queue()
-        if self.in_flight < self.limit and not queue:
+    async def _acquire(self, background: bool) -> None:
+        urgent, later = self._queues()
+        queue = later if background else urgent
+        if self.in_flight < self.limit and not urgent and not (background and later):
             self.in_flight += 1
             return
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -84,12 +92,14 @@ class Limiter:
         self._wake()
 
     def _wake(self) -> None:
-        for queue in list(self._waiting.values()):
-            while queue and self.in_flight < self.limit:
-                turn = queue.popleft()
-                if not turn.done():
-                    self.in_flight += 1
-                    turn.set_result(None)
+        for urgent_first in (0, 1):
+            for queues in list(self._waiting.values()):
+                queue = queues[urgent_first]
+                while queue and self.in_flight < self.limit:
+                    turn = queue.popleft()
+                    if not turn.done():
+                        self.in_flight += 1
+                        turn.set_result(None)
 
     async def _pace(self) -> None:
         """Space request starts ``interval_s`` apart: each caller reserves the next free start time."""
@@ -102,9 +112,10 @@ class Limiter:
             await asyncio.sleep(start - now)
 
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[Slot]:
-        """Hold one of the model's concurrent slots for the duration of a call."""
-        await self._acquire()
+    async def slot(self, *, background: bool = False) -> AsyncIterator[Slot]:
+        """Hold one of the model's concurrent slots for the duration of a call. A ``background`` call (the judge's)
+        waits while any other call is waiting."""
+        await self._acquire(background)
         try:
             await self._pace()
             yield Slot(self._generation)

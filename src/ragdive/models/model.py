@@ -134,7 +134,8 @@ class Model:
         while True:
             self.context.budget.check(self.name)
             error: BaseException
-            async with self.limiter.slot() as slot:
+            # the judge's calls give way to the simulation's on a shared endpoint (see limits.py)
+            async with self.limiter.slot(background=self.role == "judge") as slot:
                 try:
                     async with asyncio.timeout(self.spec.timeout_s):
                         completion = await self.backend.generate(messages, schema=schema, params=params)

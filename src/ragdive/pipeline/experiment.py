@@ -9,7 +9,7 @@ registered on the caller's AsyncExitStack, so it is closed once, in the command'
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,11 +17,11 @@ from typing import Any
 
 from ..config import ExperimentConfig
 from ..errors import BudgetExceeded, ConfigError
-from ..evaluation import EvaluationResult, Evaluator
+from ..evaluation import Arrivals, EvaluationResult, Evaluator
 from ..evaluation.metrics import configured_metrics
 from ..models import ModelContext
 from ..models.selfcheck import check_local_models
-from ..records import Conversation, Score, Totals
+from ..records import Score, Totals
 from ..simulation import PreparedRun, RunObserver, RunOutcome, prepare_run, run_simulation
 from ..store import RunRecorder, RunStore
 from .building import build_evaluator, hold_context
@@ -110,36 +110,36 @@ async def run_experiment(
     on_evaluation: Callable[[int, int], None] | None = None,
     on_score: Callable[[Score], None] | None = None,
 ) -> PipelineOutcome:
-    """Simulate and evaluate at once: each conversation is scored as soon as its line is on disk, while the others
-    are still being simulated, so the run takes about as long as the longer of the two, not their sum (the judge's
-    calls fill the simulation's waits). Both stages resume as before: a conversation on disk and not yet scored is
-    scored on resume. A spent budget stops the run with status ``budget_exceeded`` (finished work kept);
-    cancellation (Ctrl-C, SIGTERM) marks it ``interrupted`` and re-raises. ``on_evaluation(total, done)`` is told
-    when scoring starts; the total counts the conversations still to simulate at their full length."""
+    """Simulate and evaluate at once: each turn is judged as soon as the target answered it and each conversation's
+    multi-turn metrics as soon as its line is on disk, while the rest is still being simulated, so the run takes
+    about as long as the longer of the two, not their sum (the judge's calls fill the simulation's waits, and only
+    the last turn's judge round is left when the last conversation ends). Scores are written only once their
+    conversation's line is (stamped with it), so a conversation the run drops leaves no scores behind. Both stages
+    resume as before: a conversation on disk and not yet scored is scored on resume. A spent budget stops the run
+    with status ``budget_exceeded`` (finished work kept); cancellation (Ctrl-C, SIGTERM) marks it ``interrupted``
+    and re-raises. ``on_evaluation(total, done)`` is told when scoring starts; the total counts the conversations
+    still to simulate at their full length."""
     store, evaluator, runner = prepared.store, prepared.evaluator, prepared.simulation.runner
     metrics = evaluator.score_names
     # the judge's local self-check is the simulation's preflight (check_also): a broken build fails the run there
     redone = {p.id for p in runner.plans} - store.finished_conversation_ids()
     # read before the simulation starts (no await between here and its first write): disk and stream are disjoint
     plan = evaluator.plan_run(store, redone=redone)
-    arrivals: asyncio.Queue[Conversation | None] = asyncio.Queue()
-    runner.on_written = arrivals.put_nowait
+    arrivals = Arrivals()
+    runner.on_written = arrivals.written
+    runner.on_answered = arrivals.answered  # each turn is judged at once (written with its conversation's line)
 
     async def simulate() -> RunOutcome:
         try:
             return await run_simulation(prepared.simulation)  # marks the manifest
         finally:
-            arrivals.put_nowait(None)  # however it ended: the judge scores what arrived, then stops
-
-    async def incoming() -> AsyncIterator[Conversation]:
-        while (conversation := await arrivals.get()) is not None:
-            yield conversation
+            arrivals.close()  # however it ended: the judge scores what arrived, then stops
 
     expected = len(redone) * evaluator.items_per_conversation(runner.settings.max_turns)
     simulation = asyncio.ensure_future(simulate())
     scoring = asyncio.ensure_future(
         evaluator.score_planned(
-            store, plan, incoming=incoming(), expected=expected, on_start=on_evaluation, on_score=on_score
+            store, plan, incoming=arrivals, expected=expected, on_start=on_evaluation, on_score=on_score
         )
     )
     try:

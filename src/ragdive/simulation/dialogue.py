@@ -13,6 +13,7 @@ BudgetExceeded and cancellation escape: the runner stops the run without writing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -78,7 +79,10 @@ async def run_dialogue(
     target: Target,
     settings: DialogueSettings,
     observer: Observer | None = None,
+    on_answered: Callable[[Conversation, Turn], None] | None = None,
 ) -> DialogueResult:
+    """``on_answered(conversation, turn)``: told each turn once the target answered it (or failed on it); the turn is
+    final from then on (the pipeline starts judging it while the conversation goes on)."""
     observer = observer or Observer()
     conversation = Conversation(
         id=plan.id,
@@ -114,6 +118,8 @@ async def run_dialogue(
             answered = await answer_turn(target, state, turn)
             conversation.turns.append(turn)
             observer.turn(plan.id, turn)
+            if on_answered is not None:
+                on_answered(conversation, turn)
             if not answered:
                 conversation.status = "ended_early"
                 conversation.end_reason = f"the target failed on turn {turn_index + 1}: {turn.error}"

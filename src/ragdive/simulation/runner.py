@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..corpus.sampling import SeedSampler, shared_terms
 from ..errors import BudgetExceeded, ModelError
 from ..models import UsageLedger
-from ..records import Conversation, ModelLimit, ModelSpend, Persona, Totals, Usage
+from ..records import Conversation, ModelLimit, ModelSpend, Persona, Totals, Turn, Usage
 from ..store import RunRecorder, RunStore
 from ..targets import Target
 from ..targets.watch import TargetWatch
@@ -118,6 +118,8 @@ class SimulationRunner:
         self.preflight: Callable[[], Awaitable[object]] | None = None
         #: told each conversation once its line is on disk (the pipeline scores it while others are simulated)
         self.on_written: Callable[[Conversation], None] | None = None
+        #: told each turn once it is answered, before its conversation is written (the pipeline judges it early)
+        self.on_answered: Callable[[Conversation, Turn], None] | None = None
 
     async def run(self) -> RunOutcome:
         """Run every planned conversation not yet in the store. Returns how the run ended; re-raises
@@ -166,6 +168,7 @@ class SimulationRunner:
                 target=self.target,
                 settings=self.settings,
                 observer=self.observer,
+                on_answered=self.on_answered,
             )
             for model in self._models:
                 await model.settled()  # the answers it was made from are in the cache before the line counts

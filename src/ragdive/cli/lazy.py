@@ -1,0 +1,64 @@
+"""Sub-commands loaded on first use: `ragdive --version` or `ragdive run` imports only what it runs.
+
+Importing every command module up front cost ~0.9 s on each call (the analysis, report and store modules, pydantic
+models, numpy), before the command even started. Each command is named here by module and attribute; the module is
+imported, and its typer function or sub-app turned into a click command, only when click asks for that command
+(when it runs it, or when `--help` lists them all).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+# name on the command line -> (module under ragdive.cli, attribute: a command function or a typer sub-app);
+# `--help` lists them in this order
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("run", "run_cmd"),
+    "demo": ("demo", "demo_cmd"),
+    "simulate": ("simulate", "simulate_cmd"),
+    "evaluate": ("evaluate", "evaluate_cmd"),
+    "compare": ("compare", "compare_cmd"),
+    "static": ("static", "static_cmd"),
+    "serve-rag": ("serve_rag", "serve_rag"),
+    "analyze": ("analyze", "analyze_cmd"),
+    "report": ("report", "report_cmd"),
+    "export": ("export", "export_cmd"),
+    "replay": ("replay", "replay_cmd"),
+    "import": ("import_cmd", "import_cmd"),
+    "sweep": ("sweep", "sweep_cmd"),
+    "runs": ("runs", "app"),
+    "config": ("config_cmd", "app"),
+    "models": ("models_cmd", "app"),
+    "annotate": ("annotate", "app"),
+}
+
+
+def load_command(name: str) -> click.Command:
+    module_name, attribute = COMMANDS[name]
+    target: Any = getattr(importlib.import_module(f"ragdive.cli.{module_name}"), attribute)
+    command: click.Command
+    if isinstance(target, typer.Typer):
+        command = typer.main.get_group(target)  # a group even with one sub-command: `ragdive config check`
+    else:
+        wrapper = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+        wrapper.command(name)(target)
+        command = typer.main.get_command(wrapper)  # one function: that command itself
+    command.name = name
+    return command
+
+
+class LazyCommands(TyperGroup):
+    """The root group: commands of COMMANDS are built on first use (and kept)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*self.commands, *(name for name in COMMANDS if name not in self.commands)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            self.commands[cmd_name] = load_command(cmd_name)
+        return self.commands.get(cmd_name)
