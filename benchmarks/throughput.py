@@ -4,7 +4,9 @@ For each latency L and size C conversations x T turns:
 - ragdive: a whole experiment (simulate + evaluate) through the real openai backend and an openai-chat target,
   every role on the stub, with default settings (or --concurrency N for every limit);
 - the plain-SDK floor: the official `openai` client sending the very same requests (their recorded bodies) with
-  as many in flight as ragdive had at its peak (counted by the stub): what HTTP and the server cost alone;
+  as many in flight as ragdive had at its peak (counted by the stub): what HTTP and the server cost alone. Twice:
+  one client for all, one client per model name as ragdive has (the in-flight split by request share), and that
+  again on the SDK's aiohttp transport (as ragdive's own calls go: ragdive.http_client); the fastest is the floor;
 - the critical-path bound: the longest chain of dependent calls (one conversation alone: T turns of user,
   validator, target, then its judge round), or the requests divided by the peak in flight, whichever is longer;
 - overlap of simulating and judging: when the last conversation was written, when the first and last score were;
@@ -136,9 +138,12 @@ async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
     )
 
 
-async def sdk_replay(base_url: str, bodies: list[dict[str, Any]], concurrency: int) -> float:
-    """The floor: the official client, default settings, the same request bodies, ``concurrency`` in flight."""
-    client = openai.AsyncOpenAI(base_url=base_url, api_key="no-key")  # its default retries, as a user has them
+async def sdk_replay(base_url: str, bodies: list[dict[str, Any]], concurrency: int, aiohttp: bool = False) -> float:
+    """The floor: the official client, default settings, the same request bodies, ``concurrency`` in flight;
+    ``aiohttp``: on the SDK's own aiohttp transport (`openai.DefaultAioHttpClient`, its `aiohttp` extra)."""
+    extra = {"http_client": openai.DefaultAioHttpClient()} if aiohttp else {}
+    # its default retries, as a user has them
+    client = openai.AsyncOpenAI(base_url=base_url, api_key="no-key", **extra)
     queue = iter(bodies)
 
     async def worker() -> None:
@@ -151,6 +156,23 @@ async def sdk_replay(base_url: str, bodies: list[dict[str, Any]], concurrency: i
         return time.perf_counter() - start
     finally:
         await client.close()
+
+
+async def sdk_replay_per_model(
+    base_url: str, bodies: list[dict[str, Any]], concurrency: int, aiohttp: bool = False
+) -> float:
+    """The floor as ragdive's client side is shaped: one official client per model name (ragdive keeps one per
+    model), ``concurrency`` in flight split between them by their share of the requests, all at once. One client
+    with every request in flight pays httpcore's pool bookkeeping, which grows with the connections times the
+    waiting requests (a profile of the single-client replay at 64 in flight: most of its CPU in
+    `_assign_requests_to_connections`)."""
+    by_model: dict[str, list[dict[str, Any]]] = {}
+    for body in bodies:
+        by_model.setdefault(str(body.get("model")), []).append(body)
+    shares = {m: max(1, round(concurrency * len(b) / max(1, len(bodies)))) for m, b in by_model.items()}
+    start = time.perf_counter()
+    await asyncio.gather(*(sdk_replay(base_url, b, shares[m], aiohttp) for m, b in by_model.items()))
+    return time.perf_counter() - start
 
 
 async def calls_per_second(base_url: str, calls: int, concurrency: int, cache_dir: Path | None) -> float:
@@ -197,7 +219,9 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
         big = asyncio.run(
             ragdive_run(stub, experiment(stub.base_url, corpus, out / "big", conversations, turns, args.concurrency))
         )
-        floor = asyncio.run(sdk_replay(stub.base_url, big.bodies, big.peak))
+        one_client = asyncio.run(sdk_replay(stub.base_url, big.bodies, big.peak))
+        per_model = asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak))
+        per_model_aio = asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak, aiohttp=True))
         one = asyncio.run(ragdive_run(stub, experiment(stub.base_url, corpus, out / "one", 1, turns, None)))
     capacity = big.requests * latency / max(1, big.peak)
     bound = max(one.wall, capacity)
@@ -207,7 +231,11 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
         f"peak {big.peak} in flight, {big.scores:,} scores"
     )
     print(f"  ragdive simulate + evaluate   {big.wall:8.2f} s")
-    print(f"  plain SDK, same requests      {floor:8.2f} s   wall / floor          {big.wall / floor:6.2f}")
+    floor = min(one_client, per_model, per_model_aio)
+    print(f"  plain SDK, one client         {one_client:8.2f} s")
+    print(f"  plain SDK, a client per model {per_model:8.2f} s")
+    print(f"  the same on aiohttp           {per_model_aio:8.2f} s")
+    print(f"  floor (the fastest of these)  {floor:8.2f} s   wall / floor          {big.wall / floor:6.2f}")
     print(
         f"  critical-path bound           {bound:8.2f} s   wall / bound          {big.wall / bound:6.2f}"
         f"   (one conversation alone {one.wall:.2f} s; requests x L / peak {capacity:.2f} s)"

@@ -10,7 +10,18 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "ragdive"
 
 # Each package and the packages it may import (besides the shared floor: errors, records, config, and the small
 # top-level helpers). Lower floors first.
-SHARED = {"errors", "records", "config", "_version", "importing", "redaction", "prompt_files", "retrying", "json_lines"}
+SHARED = {
+    "errors",
+    "records",
+    "config",
+    "_version",
+    "importing",
+    "redaction",
+    "prompt_files",
+    "retrying",
+    "json_lines",
+    "http_client",
+}
 ALLOWED: dict[str, set[str]] = {
     "records": set(),
     "config": set(),

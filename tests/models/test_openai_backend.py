@@ -159,6 +159,6 @@ async def test_the_connection_pool_keeps_one_connection_alive_per_slot_of_the_mo
         model = get_model(spec, role="judge")
         await model.generate([Message(role="user", content="hi")])
         client = model.backend._client()  # type: ignore[attr-defined]
-        pool = client._client._transport._pool
-        assert pool._max_keepalive_connections == 250 and pool._max_connections == 250  # SDK default: 100 of 1,000
+        connector = client._client._transport.client.connector  # aiohttp's pool (ragdive.http_client)
+        assert connector.limit == 250  # every connection kept alive up to it (the SDK's default: 100 of 1,000)
         await model.aclose()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -38,10 +37,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def load_command(name: str) -> click.Command:
+def load_command(name: str) -> Any:
+    """The click command for ``name`` (typed Any: typer may bring its own copy of click)."""
     module_name, attribute = COMMANDS[name]
     target: Any = getattr(importlib.import_module(f"ragdive.cli.{module_name}"), attribute)
-    command: click.Command
+    command: Any
     if isinstance(target, typer.Typer):
         command = typer.main.get_group(target)  # a group even with one sub-command: `ragdive config check`
     else:
@@ -55,10 +55,10 @@ def load_command(name: str) -> click.Command:
 class LazyCommands(TyperGroup):
     """The root group: commands of COMMANDS are built on first use (and kept)."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         return [*self.commands, *(name for name in COMMANDS if name not in self.commands)]
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             self.commands[cmd_name] = load_command(cmd_name)
         return self.commands.get(cmd_name)

@@ -11,6 +11,7 @@ import httpx
 
 from ..config.target import OpenAIChatTargetConfig
 from ..errors import TargetError
+from ..http_client import async_client
 from ..records import TargetReply
 from .base import DialogueState, Target
 from .http_support import check_reachable, compile_path, read_answer, read_contexts, request_json, search
@@ -27,7 +28,7 @@ class OpenAIChatTarget(Target):
         self._headers = dict(config.headers)
         if config.api_key:
             self._headers["Authorization"] = f"Bearer {config.api_key}"
-        self._client = client or httpx.AsyncClient(timeout=config.timeout_s)
+        self._client = client or async_client(timeout=config.timeout_s)
 
     async def check_reachable(self) -> None:
         await check_reachable(self.url, min(self.config.timeout_s, 10.0))
