@@ -1,4 +1,8 @@
-"""Judge calls per evaluated turn for the four single-turn metrics at k=10: ragdive vs Ragas, same data.
+"""Judge calls per evaluated turn for the four single-turn metrics at k=10: ragdive vs Ragas, same data; and the
+prompt each side sends per turn, in characters (messages plus the schema sent with them): one call over k contexts
+saves requests, and must not cost more input. Characters, not tokens: no tokenizer of a hosted model is on this
+machine (tiktoken downloads its tables); at ~4 characters per token for English the ratio is the same. Completion
+sizes are the stub's, not a model's, so they are not compared.
 
 ragdive: its own evaluator, judge `openai/...` through the real openai backend, against a local
 OpenAI-compatible stub on loopback that counts requests (benchmarks/openai_stub.py).
@@ -58,14 +62,14 @@ def make_conversations(turns: int, k: int) -> list[Conversation]:
     return out
 
 
-def ragdive_calls(conversations: list[Conversation]) -> tuple[int, int]:
+def ragdive_calls(conversations: list[Conversation]) -> tuple[int, int, int]:
     """ragdive's evaluator through its real openai backend; requests counted by the stub and by the judge."""
     with CountingStub() as stub:
         spec = ModelSpec(model="openai/stub-judge", base_url=stub.base_url, api_key="none")
         judge = Judge(get_model(spec, role="judge"), concurrency=8)
         scores = asyncio.run(_score(Evaluator(judge, SINGLE_TURN), conversations))
         assert all(s.scored for s in scores), [s.unscored_reason for s in scores if not s.scored]
-        return stub.counts["chat"], judge.calls
+        return stub.counts["chat"], judge.calls, stub.counts["prompt_chars"]
 
 
 async def _score(evaluator: Evaluator, conversations: list[Conversation]) -> list[Any]:
@@ -75,7 +79,7 @@ async def _score(evaluator: Evaluator, conversations: list[Conversation]) -> lis
         await evaluator.judge.model.aclose()
 
 
-def ragas_calls(conversations: list[Conversation]) -> tuple[int, int] | None:
+def ragas_calls(conversations: list[Conversation]) -> tuple[int, int, int] | None:
     warnings.filterwarnings("ignore", category=DeprecationWarning)  # instructor and ragas deprecations
     os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # no telemetry to the vendor (and no network here)
     try:
@@ -113,7 +117,7 @@ def ragas_calls(conversations: list[Conversation]) -> tuple[int, int] | None:
 
     with CountingStub() as stub:
         asyncio.run(run(stub))
-        return stub.counts["chat"], stub.counts["embeddings"]
+        return stub.counts["chat"], stub.counts["embeddings"], stub.counts["prompt_chars"]
 
 
 def main() -> None:
@@ -124,7 +128,7 @@ def main() -> None:
     conversations = make_conversations(args.turns, args.k)
     n_turns = sum(len(c.turns) for c in conversations)
 
-    wire, counted = ragdive_calls(conversations)
+    wire, counted, our_chars = ragdive_calls(conversations)
     ours = wire / n_turns
     measured = ragas_calls(conversations)
     print(f"judge calls per evaluated turn, four single-turn metrics, k={args.k}, {n_turns} turns")
@@ -132,7 +136,7 @@ def main() -> None:
         f"  ragdive (measured, openai backend -> loopback stub):  {ours:.2f} LLM calls ({counted} counted by the judge)"
     )
     if measured is not None:
-        chat, emb = measured
+        chat, emb, their_chars = measured
         theirs = chat / n_turns
         print(
             f"  ragas   (measured, loopback OpenAI-compatible stub):  {theirs:.2f} LLM calls"
@@ -145,6 +149,12 @@ def main() -> None:
             " (faithfulness 2, context precision k, context recall 1, answer correctness 3)"
         )
     print(f"  ratio ragdive / ragas: {ours / theirs:.2f} (goal: at most 0.50)")
+    print("judge prompt per evaluated turn (characters sent: messages + schema)")
+    print(f"  ragdive {our_chars / n_turns:10,.0f}")
+    if measured is not None:
+        print(f"  ragas   {their_chars / n_turns:10,.0f}   ratio ragdive / ragas: {our_chars / their_chars:.2f}")
+    else:
+        print("  ragas   not measured (ragas is not installed)")
 
 
 if __name__ == "__main__":

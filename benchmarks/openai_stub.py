@@ -81,6 +81,9 @@ class CountingStub:
         self.counts["chat"] += 1
         texts = [m.get("content") or "" for m in body.get("messages", []) if isinstance(m.get("content"), str)]
         fmt = body.get("response_format") or {}
+        # what the model would read: every message and the schema sent with the request (tools or response_format)
+        self.counts["prompt_chars"] += sum(map(len, texts)) + len(json.dumps(fmt) if fmt else "")
+        self.counts["prompt_chars"] += len(json.dumps(body["tools"])) if body.get("tools") else 0
         schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema") or find_schema(texts)
         answer = instance(schema) if schema else {"answer": "ok"}
         ranks = re.search(r"There are (\d+) contexts", "\n".join(texts))
