@@ -144,3 +144,74 @@ def test_a_ray_sweep_cancelled_midway_marks_its_runs_and_resumes_to_the_local_re
 
     _run(sweep, tmp_path / "ray", "--executor", "ray", "--resume")
     assert _records(tmp_path / "ray") == _records(tmp_path / "local")
+
+
+def _worker_pids(marker: str) -> list[int]:
+    """PIDs of the Ray actor processes running a RunWorker whose environment carries ``marker`` (so only those of
+    the sweep under test, not of another Ray instance on this machine)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            environ = (proc / "environ").read_bytes()
+        except OSError:
+            continue
+        if b"RunWorker" in cmdline and marker.encode() in environ:
+            pids.append(int(proc.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds Ray's worker processes through /proc")
+def test_a_worker_killed_mid_run_fails_that_run_alone_and_resume_redoes_it_to_the_local_result(
+    local_ray: Any, tmp_path: Path
+) -> None:
+    """SIGKILL of a Ray worker process while its run is being scored: the driver records that run `failed` (its
+    records so far kept), the other runs go on, and `--resume` redoes it with no record lost or doubled."""
+    import signal
+    import subprocess
+    import time
+
+    sweep = _sweep(tmp_path)
+    _run(sweep, tmp_path / "local")
+    out = tmp_path / "ray"
+    marker = f"RAGDIVE_KILL_TEST_{os.getpid()}"
+    script = "import sys; from ragdive.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    env = {
+        **os.environ,
+        "SWEEPTEST_SLOW": "0.15",  # the judge is slow: the kill lands in the middle of scoring
+        marker: "1",
+        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+    }
+    # its own process, hence its own local Ray instance, whose workers inherit this environment
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "sweep", str(sweep), "-o", str(out), "--no-cache", "--executor", "ray"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    killed: list[int] = []
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None and not killed:
+            scored = [p for p in out.glob("runs/*/evaluations.jsonl") if p.stat().st_size > 0]
+            pids = _worker_pids(marker)
+            if scored and pids:
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+            time.sleep(0.05)
+        _, err = proc.communicate(timeout=300)
+    finally:
+        proc.kill()
+    assert killed, f"no worker was caught mid-run (sweep exit {proc.returncode}): {err[-2000:]}"
+    statuses = {run.name: RunStore.open(run).read_manifest() for run in (out / "runs").iterdir()}
+    failed = [name for name, manifest in statuses.items() if manifest.status == "failed"]
+    assert len(failed) == 1, {name: m.status for name, m in statuses.items()}
+    assert "ray worker" in (statuses[failed[0]].error or "")
+    assert all(m.status == "finished" for name, m in statuses.items() if name not in failed)
+
+    _run(sweep, out, "--executor", "ray", "--resume")
+    resumed, local = _records(out), _records(tmp_path / "local")
+    assert resumed == local  # the killed run's lines once each: none lost, none twice
