@@ -27,7 +27,7 @@ async def read_request(reader: asyncio.StreamReader) -> None:
 
 async def ok(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     await read_request(reader)
-    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"a\": true}")
+    writer.write(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"a": true}')
     await writer.drain()
     writer.close()
 
@@ -39,7 +39,7 @@ async def drop(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> No
 
 async def cut_short(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     await read_request(reader)
-    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"partial\"")
+    writer.write(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"partial"')
     await writer.drain()
     writer.close()
 

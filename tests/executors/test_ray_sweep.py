@@ -80,6 +80,27 @@ def _records(sweep_dir: Path) -> dict[str, Any]:
     return out
 
 
+SPEND = ("prompt_tokens", "completion_tokens", "cost_usd", "spend")
+
+
+def _same_work(cut: dict[str, Any], whole: dict[str, Any], *, all_spend_recorded: bool = True) -> None:
+    """A sweep cut off and resumed holds the records of one that ran whole. Its spend may be larger, never smaller:
+    a conversation in flight when the cut came is dropped, and redone (and paid for again) on resume. A SIGKILL
+    gives nobody the time to record the last second of the judge's spend (``all_spend_recorded=False``)."""
+    assert _without_spend(cut) == _without_spend(whole)
+    for name, run in cut.items() if all_spend_recorded else ():
+        calls = {(s["role"], s["model"]): s["calls"] for s in run["totals"]["spend"]}
+        for line in whole[name]["totals"]["spend"]:
+            assert calls.get((line["role"], line["model"]), 0) >= line["calls"], (name, line)
+
+
+def _without_spend(records: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: {**run, "totals": {k: v for k, v in run["totals"].items() if k not in SPEND}}
+        for name, run in records.items()
+    }
+
+
 def _run(sweep: Path, out: Path, *extra: str) -> None:
     assert main(["sweep", str(sweep), "-o", str(out), "--no-cache", *extra]) == 0
 
@@ -143,7 +164,7 @@ def test_a_ray_sweep_cancelled_midway_marks_its_runs_and_resumes_to_the_local_re
         assert RunStore.open(run).read_manifest().status in {"finished", "interrupted"}
 
     _run(sweep, tmp_path / "ray", "--executor", "ray", "--resume")
-    assert _records(tmp_path / "ray") == _records(tmp_path / "local")
+    _same_work(_records(tmp_path / "ray"), _records(tmp_path / "local"))
 
 
 def _worker_pids(marker: str) -> list[int]:
@@ -213,5 +234,5 @@ def test_a_worker_killed_mid_run_fails_that_run_alone_and_resume_redoes_it_to_th
     assert all(m.status == "finished" for name, m in statuses.items() if name not in failed)
 
     _run(sweep, out, "--executor", "ray", "--resume")
-    resumed, local = _records(out), _records(tmp_path / "local")
-    assert resumed == local  # the killed run's lines once each: none lost, none twice
+    # the killed run's lines once each: none lost or twice
+    _same_work(_records(out), _records(tmp_path / "local"), all_spend_recorded=False)

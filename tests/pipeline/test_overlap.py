@@ -13,6 +13,8 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ragdive.cli.main import main
 from ragdive.config import load_config
 from ragdive.pipeline import prepare_experiment, run_experiment
@@ -163,3 +165,34 @@ def test_sigkill_while_simulating_and_scoring_then_resume_loses_and_duplicates_n
     assert before <= {score_key(s) for s in scores}
     assert store.read_manifest().status == "finished"
     assert_consistent(store)
+
+
+def test_the_judges_spend_reaches_the_manifest_while_scoring_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only when scoring ends: a SIGKILL then loses at most SPEND_EVERY_S of the judge's spend, and a resumed
+    run's budget counts the rest (here every score records it)."""
+    from ragdive.evaluation import evaluator
+
+    monkeypatch.setattr(evaluator, "SPEND_EVERY_S", 0.0)
+    config = load_config(write_experiment(tmp_path, conversations=2))
+    seen: list[int] = []
+
+    async def go() -> RunStore:
+        async with AsyncExitStack() as resources:
+            prepared = await prepare_experiment(config, resources, no_cache=True)
+            store = prepared.store
+
+            def scored(score: Score) -> None:
+                spend = store.read_manifest().totals.spend
+                seen.append(sum(line.calls for line in spend if line.role == "judge"))
+
+            outcome = await run_experiment(prepared, on_score=scored)
+            assert outcome.status == "finished"
+            return store
+
+    store = asyncio.run(go())
+    assert seen[1] >= 1  # recorded while scoring went on (the manifest before the second score counted)
+    assert seen == sorted(seen)  # added as it grew, never twice
+    (judge,) = [line for line in store.read_manifest().totals.spend if line.role == "judge"]
+    assert judge.calls == len(store.scores().records) == ALL_SCORES // CONVERSATIONS * 2

@@ -4,6 +4,7 @@ finishes. A killed evaluation resumes where it stopped and never scores an item 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import aclosing
@@ -16,6 +17,9 @@ from .judging import JudgeProtocol
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
 from .metrics.base import JUDGE_FAILED
 from .window import bounded
+
+SPEND_EVERY_S = 1.0
+"""How often a scoring session adds the judge's spend to the manifest while it runs (and once at its end)."""
 
 
 def judge_failed(score: Score) -> bool:
@@ -246,6 +250,17 @@ class Evaluator:
                 for next_job in jobs:
                     yield next_job
 
+        recorder = RunRecorder(store)  # the same one throughout: it adds only what grew since its last write
+        recorded_at = time.monotonic()
+
+        def record_spend() -> None:
+            result.judge_calls = self.judge.calls - calls_before
+            spent = _spent(usage_before, self.judge.usage)
+            limits = [limit for model in self.judge.local_models for limit in model.context.limits()]
+            record_scoring(
+                store, self.judge.name, result.written > 0, spent, result.judge_calls, limits, recorder=recorder
+            )
+
         try:
             async with aclosing(bounded(source(), self.window)) as scores:
                 async for score in scores:  # each one already written by its job
@@ -255,6 +270,9 @@ class Evaluator:
                     result.unscored += 0 if score.scored else 1
                     if on_score:
                         on_score(score)
+                    if time.monotonic() - recorded_at >= SPEND_EVERY_S:
+                        record_spend()  # a SIGKILL loses at most this long of the judge's spend, not a session's
+                        recorded_at = time.monotonic()
         finally:  # on an interrupt or a bug the jobs in flight are stopped; what finished is already written
             await store.drain_scores()  # lines of cancelled jobs that were already handed over: counted too
             # early scores of conversations on disk whose writing job was stopped: written (one fsync);
@@ -274,10 +292,7 @@ class Evaluator:
                 store.append_scores(finished)
                 result.written += len(finished)
                 result.unscored += sum(not s.scored for s in finished)
-            result.judge_calls = self.judge.calls - calls_before
-            spent = _spent(usage_before, self.judge.usage)
-            limits = [limit for model in self.judge.local_models for limit in model.context.limits()]
-            record_scoring(store, self.judge.name, result.written > 0, spent, result.judge_calls, limits)
+            record_spend()
         return result
 
 
@@ -305,10 +320,18 @@ def _spent(before: Usage | None, after: Usage | None) -> Usage | None:
 
 
 def record_scoring(
-    store: RunStore, judge: str, wrote: bool, usage: Usage | None, calls: int, limits: list[ModelLimit] | None = None
+    store: RunStore,
+    judge: str,
+    wrote: bool,
+    usage: Usage | None,
+    calls: int,
+    limits: list[ModelLimit] | None = None,
+    *,
+    recorder: RunRecorder | None = None,
 ) -> None:
-    """Scores are recounted from evaluations.jsonl by the run recorder; the judge's spend is added to the run's,
-    and the judge named in the manifest once it wrote a score."""
+    """Scores are recounted from evaluations.jsonl by the run recorder; the judge's spend so far this session
+    (``usage``, ``calls``) is added to the run's (``recorder``: the one that recorded it before, so that only the
+    growth is added), and the judge named in the manifest once it wrote a score."""
     spend = None
     if usage is not None and (usage.prompt_tokens or usage.completion_tokens):
         spend = [
@@ -322,7 +345,7 @@ def record_scoring(
             )
         ]
     models = {**store.read_manifest().models, **({"judge": judge} if wrote else {})}
-    RunRecorder(store).record(spend=spend, limits=limits or [], models=models)
+    (recorder or RunRecorder(store)).record(spend=spend, limits=limits or [], models=models)
 
 
 def _stamped(conv: Conversation, make: Callable[[], Awaitable[Score]]) -> Callable[[], Awaitable[Score]]:
