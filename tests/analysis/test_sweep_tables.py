@@ -140,3 +140,21 @@ def test_arrow_rules_parse_and_mark() -> None:
         with pytest.raises(ConfigError):
             ArrowRule.parse(bad)
     assert better("↑", "lower") is False and better("↓", "lower") is True and better("", "higher") is None
+
+
+def test_the_tables_do_not_depend_on_the_order_scores_were_written_in() -> None:
+    """Turns are judged while later ones are simulated, so which score line comes first is up to the judge's
+    answers: two runs of the same scores written in other orders give the same metrics and tables."""
+    conv = make_conversation("c", turns=2)
+    scores = [
+        Score(conversation_id=conv.id, metric=m, value=0.5, turn_index=t)
+        for t in (0, 1)
+        for m in ("faithfulness", "correctness")
+    ] + [Score(conversation_id=conv.id, metric="forgetfulness", value=0.0, turn_index=None)]
+    written, reordered = RunScores("a", [conv], scores), RunScores("a", [conv], scores[::-1])
+    assert written.metrics() == reordered.metrics() == ["correctness", "faithfulness", "forgetfulness"]
+    tables = [
+        build_tables("s", [CellRuns("base", {}, [("r0", r)])], "base", directions=DIRECTIONS)
+        for r in (written, reordered)
+    ]
+    assert tables[0] == tables[1]

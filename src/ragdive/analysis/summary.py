@@ -41,7 +41,11 @@ class RunScores:
         )
 
     def metrics(self) -> list[str]:
-        return list(dict.fromkeys(s.metric for s in self.scores))
+        """The metrics scored, per-turn ones first, each group by name: the order scores are written in depends on
+        which judge call answers first (turns are judged while later ones are still being simulated), and every
+        table and summary must come out the same for the same scores."""
+        conversation_level = {s.metric: s.turn_index is None for s in self.scores}
+        return sorted(conversation_level, key=lambda m: (conversation_level[m], m))
 
 
 @dataclass
