@@ -34,11 +34,12 @@ class Score(Record):
     metric_version: int | None = None
     """The metric's declared version when it was scored (None: written before metrics had versions)."""
     prompt_fingerprint: str | None = None
-    conversation_finished: datetime | None = None
-    """When the conversation line this score judged was finished. A resumed run redoes a conversation that failed
-    (status error); a score of its earlier line is then stale, and readers and the evaluator drop it."""
     """Hash of the metric's version and prompt files (or the outside engine's name and version), so a resumed
     run can tell scores of an edited metric from current ones."""
+    conversation_finished: datetime | None = None
+    """When the conversation line this score judged was finished (scores are written only after that line, also
+    those judged while the conversation was still going on). A resumed run redoes a conversation that failed
+    (status error); a score of its earlier line is then stale, and readers and the evaluator drop it."""
 
     @model_validator(mode="after")
     def _value_xor_unscored(self) -> Score:
