@@ -201,3 +201,40 @@ async def test_no_statement_in_a_ground_truth_is_the_judge_failing(tmp_path: Pat
     await Evaluator(Judge(model), ["context_recall"]).evaluate_run(store)
     (score,) = store.scores().records
     assert score.value is None and score.details.get("judge_failed")
+
+
+async def test_turns_judged_early_are_written_with_their_conversation_and_then_let_go(tmp_path: Path) -> None:
+    """The stream of a simulation in progress: turns first, then the conversation's line. The scores equal those of
+    scoring the finished run afterwards; a conversation never written leaves none; nothing stays held."""
+    import asyncio
+
+    from ragdive.evaluation import Arrivals
+
+    source = make_run(tmp_path / "source", n=3)
+    conversations = source.current_conversations()
+    store = RunStore.create(tmp_path / "live")
+    model, _ = scripted_judge()
+    evaluator = Evaluator(Judge(model, concurrency=2), ALL)
+    arrivals = Arrivals()
+    scoring = asyncio.ensure_future(evaluator.score_planned(store, evaluator.plan_run(store), incoming=arrivals))
+    for conv in conversations:
+        for turn in conv.turns:
+            arrivals.answered(conv, turn)
+            await asyncio.sleep(0)  # the judge starts on it while the conversation "goes on"
+        if conv.index < 2:  # the third is dropped, as an interrupted run drops the conversation in flight
+            store.append_conversation(conv)
+            arrivals.written(conv)
+    arrivals.close()
+    result = await scoring
+    assert arrivals.on_disk == {}  # let go once their scores were on disk
+    live = {
+        (s.conversation_id, s.turn_index, s.metric): (s.value, s.conversation_finished) for s in store.scores().records
+    }
+    assert result.written == len(live) == 2 * (2 * 4 + 2)
+    await Evaluator(Judge(scripted_judge()[0]), ALL).evaluate_run(source)
+    after = {
+        (s.conversation_id, s.turn_index, s.metric): (s.value, s.conversation_finished)
+        for s in source.scores().records
+        if s.conversation_id != conversations[2].id
+    }
+    assert live == after

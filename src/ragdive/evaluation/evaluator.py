@@ -231,6 +231,8 @@ class Evaluator:
 
         def on_disk(conv: Conversation) -> Iterator[Callable[[], Awaitable[Score | None]]]:
             held = early.get(conv.id, {})
+            if not held:
+                landed.pop(conv.id, None)  # nothing of it is held: nothing to keep it for
             for cm in self.conversation_metrics if plan.multi_turn else []:
                 yield written(_conversation_job(cm, self.judge, conv))
             for turn in conv.turns:
@@ -250,6 +252,17 @@ class Evaluator:
                 for next_job in jobs:
                     yield next_job
 
+        def forget(score: Score) -> None:
+            """A held score is on disk: let it go, and its conversation once nothing of it is held (a long run
+            must not keep every conversation and score it wrote in memory)."""
+            held = early.get(score.conversation_id)
+            if held is None or score.turn_index is None:
+                return  # not judged early
+            if held.pop((score.turn_index, score.metric), None) is None or held:
+                return
+            del early[score.conversation_id]
+            landed.pop(score.conversation_id, None)
+
         recorder = RunRecorder(store)  # the same one throughout: it adds only what grew since its last write
         recorded_at = time.monotonic()
 
@@ -266,6 +279,7 @@ class Evaluator:
                 async for score in scores:  # each one already written by its job
                     if score is None:
                         continue  # judged early: written with its conversation
+                    forget(score)
                     result.written += 1
                     result.unscored += 0 if score.scored else 1
                     if on_score:
