@@ -196,3 +196,30 @@ def test_the_judges_spend_reaches_the_manifest_while_scoring_goes_on(
     assert seen == sorted(seen)  # added as it grew, never twice
     (judge,) = [line for line in store.read_manifest().totals.spend if line.role == "judge"]
     assert judge.calls == len(store.scores().records) == ALL_SCORES // CONVERSATIONS * 2
+
+
+def test_static_mode_scores_each_answer_while_later_questions_are_still_being_asked(tmp_path: Path) -> None:
+    from ragdive.pipeline.static import StaticHooks, run_static
+
+    config_path = slow_experiment(tmp_path)
+    dataset = tmp_path / "questions.csv"
+    dataset.write_text("question,answer\n" + "".join(f"What is item {i}?,Item {i} is a harbour.\n" for i in range(4)))
+    config = load_config(config_path)
+    on_disk_at_score: list[int] = []
+
+    async def go() -> RunStore:
+        async with AsyncExitStack() as resources:
+            holder: dict[str, RunStore] = {}
+
+            def scored(score: Score) -> None:
+                on_disk_at_score.append(len(holder["store"].conversations().records))
+
+            hooks = StaticHooks(on_created=lambda store, total: holder.setdefault("store", store), on_score=scored)
+            outcome = await run_static(config, dataset, resources, hooks=hooks)
+            return outcome.store
+
+    store = asyncio.run(go())
+    assert len(on_disk_at_score) == 4 * 4 == len({score_key(s) for s in store.scores().records})
+    assert min(on_disk_at_score) < 4  # scoring began before the last question was answered
+    assert store.read_manifest().status == "finished"
+    assert_consistent(store)

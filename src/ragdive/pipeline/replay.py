@@ -27,7 +27,7 @@ from ..simulation.replay import REPLAY_NOTE, replay_conversations, replayable
 from ..store import RunRecorder, RunStore
 from ..targets import build_experiment_target
 from .building import _strip_masked, build_evaluator, hold_context, parse_metrics
-from .experiment import evaluate_store
+from .overlap import ask_while_scoring
 from .static import _target_model, static_metrics
 
 # the source config's sections a replay keeps (the rest, the simulation's, did its work already)
@@ -164,19 +164,35 @@ async def run_replay(
 
     try:
         await check_local_models([target_model] if target_model is not None else [])  # the judge's: when scoring
-        outcome.replayed, outcome.errors = await replay_conversations(
-            system,
-            conversations,
-            store,
-            concurrency=config.simulation.concurrency,
-            on_conversation=hooks.on_conversation,
-        )
-        recorder.record(spend=target_spend())
-        if evaluator is not None:
-            outcome.metrics = evaluator.score_names
-            outcome.evaluation = await evaluate_store(
-                evaluator, store, on_start=hooks.on_scoring, on_score=hooks.on_score
+
+        async def replay(written: Callable[[Conversation], None] | None = None) -> tuple[int, int]:
+            def replayed(conversation: Conversation) -> None:
+                if hooks.on_conversation:
+                    hooks.on_conversation(conversation)
+                if written is not None:
+                    written(conversation)
+
+            return await replay_conversations(
+                system, conversations, store, concurrency=config.simulation.concurrency, on_conversation=replayed
             )
+
+        if evaluator is None:
+            outcome.replayed, outcome.errors = await replay()
+        else:
+            outcome.metrics = evaluator.score_names
+            # each replayed conversation is scored as soon as it is on disk, while later ones are still being sent
+            redone = {c.id for c in conversations} - store.finished_conversation_ids()
+            expected = sum(evaluator.items_per_conversation(len(c.turns)) for c in conversations if c.id in redone)
+            (outcome.replayed, outcome.errors), outcome.evaluation = await ask_while_scoring(
+                evaluator,
+                store,
+                replay,
+                redone=redone,
+                expected=expected,
+                on_start=hooks.on_scoring,
+                on_score=hooks.on_score,
+            )
+        recorder.record(spend=target_spend())
         outcome.status = "finished"
     except BudgetExceeded as exc:
         outcome.status, outcome.error = "budget_exceeded", f"budget exceeded: {exc}"

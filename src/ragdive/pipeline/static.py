@@ -16,7 +16,13 @@ from ..config import ExperimentConfig
 from ..errors import ConfigError, RagdiveError
 from ..evaluation import EvaluationResult, Evaluator, Judge
 from ..evaluation.metrics import check_metric_names, configured_metrics
-from ..evaluation.static import StaticItem, ask_dataset, load_static_dataset, sample_per_document
+from ..evaluation.static import (
+    StaticItem,
+    ask_dataset,
+    load_static_dataset,
+    sample_per_document,
+    static_conversation_id,
+)
 from ..models import Model, ModelContext, apply_model_overrides, models_for_roles
 from ..models.selfcheck import check_local_models
 from ..records import Conversation, Score
@@ -24,7 +30,7 @@ from ..simulation import seed_documents
 from ..store import RunRecorder, RunStore
 from ..targets import Target, build_experiment_target
 from .building import build_judge, hold_context, parse_metrics
-from .experiment import evaluate_store
+from .overlap import ask_while_scoring
 
 
 @dataclass
@@ -163,16 +169,33 @@ async def _ask_and_score(
 ) -> StaticOutcome:
     local = [m for m in (target_model, judge.model if judge else None) if m is not None]
     await check_local_models(local)  # a broken embedded model fails here, before any question is asked
-    asked, errors = await ask_dataset(
-        system,
-        items,
+
+    async def ask(written: Callable[[Conversation], None] | None = None) -> tuple[int, int]:
+        def answered(conversation: Conversation) -> None:
+            if hooks.on_answer:
+                hooks.on_answer(conversation)
+            if written is not None:
+                written(conversation)
+
+        return await ask_dataset(
+            system, items, store, seed=config.seed, concurrency=config.simulation.concurrency, on_conversation=answered
+        )
+
+    if judge is None:
+        asked, errors = await ask()
+        return StaticOutcome(store, asked, errors, names)
+    evaluator = Evaluator(judge, names)
+    # each answer is scored as soon as it is on disk, while later questions are still being asked
+    redone = {static_conversation_id(i) for i in range(len(items))} - store.finished_conversation_ids()
+    (asked, errors), evaluation = await ask_while_scoring(
+        evaluator,
         store,
-        seed=config.seed,
-        concurrency=config.simulation.concurrency,
-        on_conversation=hooks.on_answer,
+        ask,
+        redone=redone,
+        expected=len(redone) * evaluator.items_per_conversation(1),
+        on_start=hooks.on_scoring,
+        on_score=hooks.on_score,
     )
     outcome = StaticOutcome(store, asked, errors, names)
-    if judge is not None:
-        evaluator = Evaluator(judge, names)
-        outcome.evaluation = await evaluate_store(evaluator, store, on_start=hooks.on_scoring, on_score=hooks.on_score)
+    outcome.evaluation = evaluation
     return outcome
