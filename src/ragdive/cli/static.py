@@ -80,7 +80,9 @@ def static_cmd(
         "simulation.conversations), as the paper's Table 5 static arm.",
     ),
     output: Path | None = typer.Option(None, "--output", help="Runs folder (default: the config's output_dir)."),
-    evaluate: bool = typer.Option(True, "--evaluate/--no-evaluate", help="Score the answers (each as soon as it is in)."),
+    evaluate: bool = typer.Option(
+        True, "--evaluate/--no-evaluate", help="Score the answers (each as soon as it is in)."
+    ),
 ) -> None:
     """Ask every question once (a one-turn conversation) and score faithfulness, context precision, context
     recall and correctness against the dataset's answers, each answer as soon as it is in."""
