@@ -25,30 +25,22 @@ async def read_request(reader: asyncio.StreamReader) -> None:
     await reader.readuntil(b"\r\n\r\n")
 
 
-async def ok(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    await read_request(reader)
-    writer.write(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"a": true}')
-    await writer.drain()
-    writer.close()
+def replying(data: bytes) -> Handler:
+    """A server that reads the request, writes ``data`` and hangs up."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(data)
+        await writer.drain()
+        writer.close()
+
+    return handler
 
 
-async def drop(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    await read_request(reader)
-    writer.close()  # no reply at all
-
-
-async def cut_short(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    await read_request(reader)
-    writer.write(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"partial"')
-    await writer.drain()
-    writer.close()
-
-
-async def garbage(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    await read_request(reader)
-    writer.write(b"this is not HTTP at all\r\n\r\n")
-    await writer.drain()
-    writer.close()
+ok = replying(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"a": true}')
+drop = replying(b"")  # no reply at all
+cut_short = replying(b'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"partial"')
+garbage = replying(b"this is not HTTP at all\r\n\r\n")
 
 
 async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -39,7 +39,8 @@ class _Client(HttpxAiohttpClient):
         transport = kwargs.get("transport")
         if transport is not None:
             return transport
-        return _Transport(limits=limits, trust_env=kwargs.get("trust_env", True), verify=kwargs.get("verify", True))
+        options = {k: kwargs[k] for k in ("verify", "cert", "trust_env") if k in kwargs}  # TLS and proxy settings
+        return _Transport(limits=limits, **options)
 
 
 class _Transport(AiohttpTransport):

@@ -24,7 +24,8 @@ class Arrivals:
     def __init__(self) -> None:
         self._queue: asyncio.Queue[Conversation | AnsweredTurn | None] = asyncio.Queue()
         self.on_disk: dict[str, Conversation] = {}
-        """The conversations written so far, by id (this session's lines)."""
+        """This session's conversations on disk, by id, while the evaluator still holds early scores of them (it
+        lets each go once those are written)."""
 
     def answered(self, conversation: Conversation, turn: Turn) -> None:
         self._queue.put_nowait(AnsweredTurn(conversation, turn))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ..records import Conversation, ModelLimit, ModelSpend, Score, Usage
 from ..store import RunRecorder, RunStore, ScoreKey, score_key
 from .arrivals import AnsweredTurn, Arrivals
+from .jobs import conversation_job, early_job, held_job, stamp, turn_job
 from .judging import JudgeProtocol
 from .metrics import ConversationMetric, TurnMetric, resolve_metrics
 from .metrics.base import JUDGE_FAILED
@@ -81,12 +82,12 @@ class Evaluator:
                 if (conv.id, turn.index, tm.name) in done:
                     skipped += 1
                 else:
-                    pending.append(_turn_job(tm, self.judge, conv, turn.index))
+                    pending.append(turn_job(tm, self.judge, conv, turn.index))
         for cm in self.conversation_metrics if multi_turn else []:
             if (conv.id, None, cm.name) in done:
                 skipped += 1
             else:
-                pending.append(_conversation_job(cm, self.judge, conv))
+                pending.append(conversation_job(cm, self.judge, conv))
         return pending, skipped
 
     def items_per_conversation(self, turns: int) -> int:
@@ -227,18 +228,18 @@ class Evaluator:
             held = early.setdefault(answered.conversation.id, {})
             for metric in self.turn_metrics:
                 future = held[answered.turn.index, metric.name] = asyncio.get_running_loop().create_future()
-                yield _early_job(metric, self.judge, answered, future)
+                yield early_job(metric, self.judge, answered, future)
 
         def on_disk(conv: Conversation) -> Iterator[Callable[[], Awaitable[Score | None]]]:
             held = early.get(conv.id, {})
             if not held:
                 landed.pop(conv.id, None)  # nothing of it is held: nothing to keep it for
             for cm in self.conversation_metrics if plan.multi_turn else []:
-                yield written(_conversation_job(cm, self.judge, conv))
+                yield written(conversation_job(cm, self.judge, conv))
             for turn in conv.turns:
                 for tm in self.turn_metrics:
                     future = held.get((turn.index, tm.name))  # judged early (or still being judged)
-                    job = _turn_job(tm, self.judge, conv, turn.index) if future is None else _held(conv, future)
+                    job = turn_job(tm, self.judge, conv, turn.index) if future is None else held_job(conv, future)
                     yield written(job)
 
         async def source() -> AsyncIterator[Callable[[], Awaitable[Score | None]]]:
@@ -298,7 +299,7 @@ class Evaluator:
                 for future in held.values()
                 if future.done() and not future.cancelled()
             ]
-            finished = [_stamp(conv, score) for conv, score in judged if score_key(score) not in handed]
+            finished = [stamp(conv, score) for conv, score in judged if score_key(score) not in handed]
             for held in early.values():
                 for future in held.values():
                     future.cancel()
@@ -360,53 +361,3 @@ def record_scoring(
         ]
     models = {**store.read_manifest().models, **({"judge": judge} if wrote else {})}
     (recorder or RunRecorder(store)).record(spend=spend, limits=limits or [], models=models)
-
-
-def _stamped(conv: Conversation, make: Callable[[], Awaitable[Score]]) -> Callable[[], Awaitable[Score]]:
-    """The score, stamped with the conversation line it judged (a redone conversation's old scores are stale)."""
-
-    async def job() -> Score:
-        return _stamp(conv, await make())
-
-    return job
-
-
-def _stamp(conv: Conversation, score: Score) -> Score:
-    return score.model_copy(update={"conversation_finished": conv.finished})
-
-
-def _early_job(
-    metric: TurnMetric, judge: JudgeProtocol, answered: AnsweredTurn, future: asyncio.Future[Score]
-) -> Callable[[], Awaitable[None]]:
-    """Judge an answered turn and hold the score in ``future`` until its conversation is written."""
-
-    async def job() -> None:
-        try:
-            score = await metric.score(judge, answered.conversation, answered.turn)
-        except BaseException:
-            future.cancel()  # the run stops on this exception; nobody waits for the score
-            raise
-        if not future.done():
-            future.set_result(score)
-
-    return job
-
-
-def _held(conv: Conversation, future: asyncio.Future[Score]) -> Callable[[], Awaitable[Score]]:
-    async def score() -> Score:
-        return await future
-
-    return _stamped(conv, score)
-
-
-def _turn_job(
-    metric: TurnMetric, judge: JudgeProtocol, conv: Conversation, index: int
-) -> Callable[[], Awaitable[Score]]:
-    turn = next(t for t in conv.turns if t.index == index)
-    return _stamped(conv, lambda: metric.score(judge, conv, turn))
-
-
-def _conversation_job(
-    metric: ConversationMetric, judge: JudgeProtocol, conv: Conversation
-) -> Callable[[], Awaitable[Score]]:
-    return _stamped(conv, lambda: metric.score(judge, conv))

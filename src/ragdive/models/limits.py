@@ -92,9 +92,9 @@ class Limiter:
         self._wake()
 
     def _wake(self) -> None:
-        for urgent_first in (0, 1):
+        for which in (0, 1):  # every loop's urgent queue first, then the background ones
             for queues in list(self._waiting.values()):
-                queue = queues[urgent_first]
+                queue = queues[which]
                 while queue and self.in_flight < self.limit:
                     turn = queue.popleft()
                     if not turn.done():

@@ -11,7 +11,7 @@ other; whatever was written stays on disk.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from ..evaluation import Arrivals, EvaluationResult, Evaluator
@@ -23,24 +23,39 @@ T = TypeVar("T")
 
 
 async def ask_while_scoring(
-    evaluator: Evaluator,
+    evaluator: Evaluator | None,
     store: RunStore,
     ask: Callable[[Callable[[Conversation], None]], Awaitable[T]],
     *,
-    redone: set[str],
-    expected: int,
+    turns: Mapping[str, int],
+    on_conversation: Callable[[Conversation], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_score: Callable[[Score], None] | None = None,
-) -> tuple[T, EvaluationResult]:
-    """``ask(written)`` sends the questions and calls ``written(conversation)`` once each line is on disk;
-    ``expected``: score items the conversations still to ask will bring at most (for the progress total)."""
+) -> tuple[T, EvaluationResult | None]:
+    """``ask(saved)`` sends the questions and calls ``saved(conversation)`` once each line is on disk; ``turns``:
+    id -> turns (at most) of every conversation the run holds or will hold, the ones not finished on disk are
+    those the asking writes. Without an ``evaluator`` it only asks. ``on_conversation`` is told each saved one."""
+
+    def told(written: Callable[[Conversation], None] | None) -> Callable[[Conversation], None]:
+        def saved(conversation: Conversation) -> None:
+            if on_conversation is not None:
+                on_conversation(conversation)
+            if written is not None:
+                written(conversation)
+
+        return saved
+
+    if evaluator is None:
+        return await ask(told(None)), None
     await check_local_models(evaluator.judge.local_models)  # a broken judge fails before any question is sent
+    redone = set(turns) - store.finished_conversation_ids()
+    expected = sum(evaluator.items_per_conversation(turns[cid]) for cid in redone)
     plan = evaluator.plan_run(store, redone=redone)  # no await between this and the first write below
     arrivals = Arrivals()
 
     async def asking() -> T:
         try:
-            return await ask(arrivals.written)
+            return await ask(told(arrivals.written))
         finally:
             arrivals.close()  # however it ended: the judge scores what arrived, then stops
 

@@ -165,33 +165,20 @@ async def run_replay(
     try:
         await check_local_models([target_model] if target_model is not None else [])  # the judge's: when scoring
 
-        async def replay(written: Callable[[Conversation], None] | None = None) -> tuple[int, int]:
-            def replayed(conversation: Conversation) -> None:
-                if hooks.on_conversation:
-                    hooks.on_conversation(conversation)
-                if written is not None:
-                    written(conversation)
-
-            return await replay_conversations(
-                system, conversations, store, concurrency=config.simulation.concurrency, on_conversation=replayed
-            )
-
-        if evaluator is None:
-            outcome.replayed, outcome.errors = await replay()
-        else:
+        if evaluator is not None:
             outcome.metrics = evaluator.score_names
-            # each replayed conversation is scored as soon as it is on disk, while later ones are still being sent
-            redone = {c.id for c in conversations} - store.finished_conversation_ids()
-            expected = sum(evaluator.items_per_conversation(len(c.turns)) for c in conversations if c.id in redone)
-            (outcome.replayed, outcome.errors), outcome.evaluation = await ask_while_scoring(
-                evaluator,
-                store,
-                replay,
-                redone=redone,
-                expected=expected,
-                on_start=hooks.on_scoring,
-                on_score=hooks.on_score,
-            )
+        # each replayed conversation is scored as soon as it is on disk, while later ones are still being sent
+        (outcome.replayed, outcome.errors), outcome.evaluation = await ask_while_scoring(
+            evaluator,
+            store,
+            lambda saved: replay_conversations(
+                system, conversations, store, concurrency=config.simulation.concurrency, on_conversation=saved
+            ),
+            turns={c.id: len(c.turns) for c in conversations},
+            on_conversation=hooks.on_conversation,
+            on_start=hooks.on_scoring,
+            on_score=hooks.on_score,
+        )
         recorder.record(spend=target_spend())
         outcome.status = "finished"
     except BudgetExceeded as exc:

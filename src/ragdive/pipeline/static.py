@@ -170,29 +170,15 @@ async def _ask_and_score(
     local = [m for m in (target_model, judge.model if judge else None) if m is not None]
     await check_local_models(local)  # a broken embedded model fails here, before any question is asked
 
-    async def ask(written: Callable[[Conversation], None] | None = None) -> tuple[int, int]:
-        def answered(conversation: Conversation) -> None:
-            if hooks.on_answer:
-                hooks.on_answer(conversation)
-            if written is not None:
-                written(conversation)
-
-        return await ask_dataset(
-            system, items, store, seed=config.seed, concurrency=config.simulation.concurrency, on_conversation=answered
-        )
-
-    if judge is None:
-        asked, errors = await ask()
-        return StaticOutcome(store, asked, errors, names)
-    evaluator = Evaluator(judge, names)
     # each answer is scored as soon as it is on disk, while later questions are still being asked
-    redone = {static_conversation_id(i) for i in range(len(items))} - store.finished_conversation_ids()
     (asked, errors), evaluation = await ask_while_scoring(
-        evaluator,
+        Evaluator(judge, names) if judge is not None else None,
         store,
-        ask,
-        redone=redone,
-        expected=len(redone) * evaluator.items_per_conversation(1),
+        lambda saved: ask_dataset(
+            system, items, store, seed=config.seed, concurrency=config.simulation.concurrency, on_conversation=saved
+        ),
+        turns={static_conversation_id(i): 1 for i in range(len(items))},
+        on_conversation=hooks.on_answer,
         on_start=hooks.on_scoring,
         on_score=hooks.on_score,
     )
