@@ -137,7 +137,8 @@ class RayExecutor:
         mirror = RunMirror(path)
         actor = self._idle.pop() if self._idle else self._worker.remote()
         healthy = False
-        result = asyncio.wrap_future(actor.run.remote(order).future())
+        ref = actor.run.remote(order)
+        result = asyncio.wrap_future(ref.future())
         try:
             while True:
                 done, _ = await asyncio.wait({result}, timeout=self.poll_s)
@@ -149,9 +150,9 @@ class RayExecutor:
             healthy = True
             return status, error
         except (asyncio.CancelledError, KeyboardInterrupt):
-            result.cancel()
+            ray.cancel(ref)  # an async actor's task is cancelled as a local run is: it writes how it ended
             try:
-                await _salvage(actor, mirror)
+                await _salvage(actor, mirror, result)
             finally:  # also when cancelled again while salvaging: never left "running"
                 _end(path, "interrupted")
             raise
@@ -182,11 +183,18 @@ class RayExecutor:
         )
 
 
-async def _salvage(actor: Any, mirror: RunMirror, timeout_s: float = 2.0) -> None:
-    """On cancellation, what the worker wrote since the last poll, if it answers within ``timeout_s``: a Ctrl-C
-    then costs no finished record. Anything going wrong here only costs those records (redone on --resume)."""
+async def _salvage(actor: Any, mirror: RunMirror, result: asyncio.Future[Any], timeout_s: float = 2.0) -> None:
+    """On cancellation, once the worker's cancelled run has unwound (its scores drained, the judge's spend and its
+    status in its manifest) or ``timeout_s`` passed: what the worker wrote since the last poll. A Ctrl-C then
+    costs no finished record and no recorded spend. Anything going wrong here only costs those records (redone on
+    --resume) and that spend."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    await asyncio.wait({result}, timeout=timeout_s)
+    if result.done() and not result.cancelled():
+        result.exception()  # retrieved: a cancelled task's error is expected here, not "never retrieved"
     try:
-        mirror.apply(await asyncio.wait_for(asyncio.wrap_future(actor.drain.remote().future()), timeout_s))
+        left = max(0.1, deadline - asyncio.get_running_loop().time())
+        mirror.apply(await asyncio.wait_for(asyncio.wrap_future(actor.drain.remote().future()), left))
     except Exception:  # noqa: BLE001 - the run is being cut off anyway; its driver copy stays consistent
         return
 

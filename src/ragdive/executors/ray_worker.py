@@ -64,6 +64,10 @@ class RunWorker:
 
     def __init__(self) -> None:
         self._tail: RunTail | None = None
+        self._leftover = RunBatch()
+        """What the last run appended after the driver's last drain, when that run was cancelled: its final
+        records and manifest (status, the judge's spend) are written as the cancellation unwinds, and the driver's
+        last ``drain`` takes them."""
 
     async def run(self, order: RunOrder) -> tuple[str, str | None, RunBatch]:
         _remove_orphans()
@@ -84,12 +88,16 @@ class RunWorker:
         )
         try:
             status, error = await run_here(order.planned, order.plan, shared, dataset, root)
-            last = tail.read()
-        finally:
+        finally:  # also on cancellation (ray.cancel): the run has written how it ended; keep that for the driver
             shared.close()
-            self._tail = None  # a drain that races this return finds nothing, not a removed folder
-            shutil.rmtree(scratch, ignore_errors=True)  # what it held is in ``last`` and the batches before
+            self._leftover = tail.read()
+            self._tail = None  # a drain that races this return finds the leftover, not a removed folder
+            shutil.rmtree(scratch, ignore_errors=True)  # what it held is in the leftover and the batches before
+        last, self._leftover = self._leftover, RunBatch()
         return status, error, last
 
     async def drain(self) -> RunBatch:
-        return self._tail.read() if self._tail is not None else RunBatch()
+        if self._tail is not None:
+            return self._tail.read()
+        last, self._leftover = self._leftover, RunBatch()
+        return last
