@@ -1,5 +1,6 @@
 """ragdive.http_client against a real socket on loopback: every way a server can fail arrives as the httpx error that
-names it (callers count a timeout apart from a dropped connection, and catch httpx.TransportError)."""
+names it (callers count a timeout apart from a dropped connection, and catch httpx.TransportError), through both
+clients: httpx's interface on aiohttp (async_client) and aiohttp directly (JsonSession)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Awaitable, Callable
 import httpx
 import pytest
 
-from ragdive.http_client import async_client
+from ragdive.http_client import JsonSession, Reply, async_client
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -48,11 +49,20 @@ async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
     await asyncio.sleep(5)
 
 
-async def request(handler: Handler, timeout: float = 5.0) -> httpx.Response:
+CLIENTS = ("httpx-interface", "json-session")
+
+
+async def request(handler: Handler, timeout: float = 5.0, client: str = "httpx-interface") -> httpx.Response | Reply:
     server, url = await serve(handler)
     try:
-        async with async_client(timeout=httpx.Timeout(timeout)) as client:
-            response = await client.post(url, json={"q": 1})
+        if client == "json-session":
+            session = JsonSession(connections=4, read_timeout_s=timeout)
+            try:
+                return await session.post(url, {"q": 1})
+            finally:
+                await session.aclose()
+        async with async_client(timeout=httpx.Timeout(timeout)) as http:
+            response = await http.post(url, json={"q": 1})
             await response.aread()
             return response
     finally:
@@ -61,7 +71,41 @@ async def request(handler: Handler, timeout: float = 5.0) -> httpx.Response:
 
 async def test_a_plain_reply_reads_as_with_httpx() -> None:
     response = await request(ok)
+    assert isinstance(response, httpx.Response)
     assert response.status_code == 200 and response.json() == {"a": True}
+
+
+async def test_a_plain_reply_reads_whole_through_the_json_session() -> None:
+    reply = await request(ok, client="json-session")
+    assert isinstance(reply, Reply)
+    assert reply.status == 200 and reply.body == b'{"a": true}' and reply.headers["content-type"] == "application/json"
+
+
+async def test_the_json_session_sends_json_with_its_headers() -> None:
+    seen: list[bytes] = []
+
+    async def record(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(
+            next(line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")).split(b":")[1]
+        )
+        seen.append(head + await reader.readexactly(length))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+        await writer.drain()
+        writer.close()
+
+    server, url = await serve(record)
+    session = JsonSession(connections=1, headers={"Authorization": "Bearer k", "User-Agent": "ragdive/test"})
+    try:
+        await session.post(url, {"q": "é"})
+    finally:
+        await session.aclose()
+        server.close()
+    head, _, payload = seen[0].partition(b"\r\n\r\n")
+    lines = {line.split(b":", 1)[0].lower(): line.split(b":", 1)[1].strip() for line in head.split(b"\r\n")[1:]}
+    assert lines[b"content-type"] == b"application/json" and lines[b"authorization"] == b"Bearer k"
+    assert lines[b"user-agent"] == b"ragdive/test"
+    assert payload.decode("utf-8") == '{"q": "é"}'
 
 
 @pytest.mark.parametrize(
@@ -72,18 +116,20 @@ async def test_a_plain_reply_reads_as_with_httpx() -> None:
         (garbage, httpx.RemoteProtocolError),
     ],
 )
+@pytest.mark.parametrize("client", CLIENTS)
 async def test_a_server_that_fails_mid_exchange_is_a_protocol_error_not_a_timeout(
-    handler: Handler, expected: type[Exception]
+    handler: Handler, expected: type[Exception], client: str
 ) -> None:
     with pytest.raises(expected) as caught:
-        await request(handler)
+        await request(handler, client=client)
     assert not isinstance(caught.value, httpx.TimeoutException)
     assert isinstance(caught.value, httpx.TransportError)
 
 
-async def test_a_silent_server_is_a_read_timeout() -> None:
+@pytest.mark.parametrize("client", CLIENTS)
+async def test_a_silent_server_is_a_read_timeout(client: str) -> None:
     with pytest.raises(httpx.ReadTimeout):
-        await request(silent, timeout=0.3)
+        await request(silent, timeout=0.3, client=client)
 
 
 async def test_nobody_listening_is_a_connect_error() -> None:
@@ -93,3 +139,40 @@ async def test_nobody_listening_is_a_connect_error() -> None:
     async with async_client(timeout=httpx.Timeout(2.0)) as client:
         with pytest.raises(httpx.ConnectError):
             await client.get(f"http://127.0.0.1:{port}/")
+    session = JsonSession(connections=1)
+    try:
+        with pytest.raises(httpx.ConnectError):
+            await session.post(f"http://127.0.0.1:{port}/", {})
+    finally:
+        await session.aclose()
+
+
+async def test_the_json_session_goes_through_the_environment_s_proxy_unless_no_proxy_names_the_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """HTTP_PROXY / NO_PROXY as httpx and the official client honour them (read once per host, not per call)."""
+    request_lines: list[bytes] = []
+
+    async def proxy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        request_lines.append(head.split(b"\r\n", 1)[0])
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+        await writer.drain()
+        writer.close()
+
+    server, proxy_url = await serve(proxy)
+    for variable in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", proxy_url)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    session = JsonSession(connections=2)
+    try:
+        reply = await session.post("http://model-host.invalid:8000/v1/chat/completions", {})
+        assert reply.status == 200
+        assert request_lines == [b"POST http://model-host.invalid:8000/v1/chat/completions HTTP/1.1"]
+        # the proxy's own address is in NO_PROXY: that request goes to it directly, as to any server
+        await session.post(proxy_url + "direct", {})
+        assert request_lines[1] == b"POST /direct HTTP/1.1"
+    finally:
+        await session.aclose()
+        server.close()

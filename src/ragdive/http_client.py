@@ -1,5 +1,11 @@
-"""The HTTP client every outgoing call uses (the openai backend, the HTTP and OpenAI-chat targets): httpx's
-interface on aiohttp's transport (httpx-aiohttp).
+"""The HTTP clients every outgoing call uses, both on aiohttp's connection pool:
+
+- ``JsonSession``: POST a JSON body, read the whole reply, on aiohttp directly (the openai backend: most of a
+  run's calls). Client CPU per call against a loopback stub at 64 in flight (``python benchmarks/http_clients.py``):
+  0.28 ms, where the official openai SDK's ``post`` on the transport below took 1.1 ms (building httpx requests
+  and headers, then parsing the reply into typed models) and plain httpx calls on it 0.58 ms.
+- ``async_client``: httpx's interface on aiohttp's transport (httpx-aiohttp), for the HTTP and OpenAI-chat targets,
+  whose tests and users may pass their own ``httpx.AsyncClient``.
 
 Why not httpx's own transport: httpcore's connection pool re-checks every connection it holds (a `poll` syscall
 and a `getpeername` each) whenever a request starts or ends, so its CPU per request grows with the calls in
@@ -15,8 +21,12 @@ the transport here maps every failure onto the httpx error that says what happen
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import getproxies, proxy_bypass
 
 import aiohttp
 import httpx
@@ -74,10 +84,12 @@ class _Body(httpx.AsyncByteStream):
             raise _remapped(exc, self._request) from exc
 
 
-def _remapped(exc: Exception, request: httpx.Request) -> Exception:
+def _remapped(exc: Exception, request: httpx.Request | None) -> Exception:
     """The httpx error for a failure of the aiohttp transport (``exc`` may already be httpx-aiohttp's mapping)."""
     cause = exc.__cause__ if isinstance(exc, httpx.HTTPError) and exc.__cause__ is not None else exc
     message = str(cause) or type(cause).__name__
+    if isinstance(cause, aiohttp.ConnectionTimeoutError):
+        return httpx.ConnectTimeout(message, request=request)
     if isinstance(cause, aiohttp.ClientConnectorError):
         return httpx.ConnectError(message, request=request)  # refused, unreachable, DNS
     if isinstance(cause, aiohttp.ServerTimeoutError | TimeoutError):
@@ -91,3 +103,63 @@ def _remapped(exc: Exception, request: httpx.Request) -> Exception:
     if isinstance(cause, aiohttp.ClientError):
         return httpx.RemoteProtocolError(message, request=request)  # e.g. a malformed status line or header
     return exc
+
+
+@dataclass
+class Reply:
+    """A whole HTTP reply, any status."""
+
+    status: int
+    headers: Mapping[str, str]
+    """Case-insensitive (aiohttp's multidict)."""
+    body: bytes
+
+
+class JsonSession:
+    """POSTs JSON over one aiohttp pool of at most ``connections`` connections, every one kept alive. Failures arrive
+    as the httpx errors ``async_client`` raises for them (``httpx.TimeoutException`` for a timeout, another
+    ``httpx.TransportError`` for a refused, dropped or garbled connection), so callers have one vocabulary.
+
+    Create it inside the event loop that uses it (an aiohttp pool belongs to one loop)."""
+
+    def __init__(
+        self,
+        *,
+        connections: int,
+        headers: Mapping[str, str] | None = None,
+        connect_timeout_s: float | None = 5.0,
+        read_timeout_s: float | None = 600.0,
+    ) -> None:
+        self._session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=connections, limit_per_host=0),
+            headers={"Content-Type": "application/json", "Accept": "application/json", **(headers or {})},
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=connect_timeout_s, sock_read=read_timeout_s),
+            skip_auto_headers=("User-Agent",) if headers and "User-Agent" in headers else (),
+        )
+        self._proxies: dict[tuple[str, str], str | None] = {}
+
+    def _proxy(self, url: str) -> str | None:
+        """HTTP(S)_PROXY / NO_PROXY for this URL's host, read once per host: aiohttp's own ``trust_env`` reads the
+        environment (and ~/.netrc) again on every request, 0.5 ms of CPU each here, more than the request."""
+        parts = urlsplit(url)
+        key = (parts.scheme, parts.netloc)
+        if key not in self._proxies:
+            proxies = getproxies()
+            proxy = proxies.get(parts.scheme) or proxies.get("all")
+            self._proxies[key] = proxy if proxy and not proxy_bypass(parts.hostname or "") else None
+        return self._proxies[key]
+
+    @property
+    def connections(self) -> int:
+        return int(self._session.connector.limit) if self._session.connector is not None else 0
+
+    async def post(self, url: str, body: Any) -> Reply:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        try:
+            async with self._session.post(url, data=data, proxy=self._proxy(url)) as response:
+                return Reply(response.status, response.headers, await response.read())
+        except Exception as exc:
+            raise _remapped(exc, None) from exc
+
+    async def aclose(self) -> None:
+        await self._session.close()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from ragdive.config.models import ModelSpec
 from ragdive.errors import ConfigError, ModelError
-from ragdive.models import CompletionCache, GenerateParams, Message, ModelContext, get_model
+from ragdive.models import CompletionCache, GenerateParams, Message, Model, ModelContext, get_model
 from ragdive.testing import Fault, StubServer
 
 from .conftest import Capital
@@ -23,9 +24,22 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, "sk-test-stub-key")
 
 
-def stub_model(stub: StubServer, context: ModelContext | None = None, **spec: object):  # type: ignore[no-untyped-def]
+_built: list[Model] = []
+
+
+@pytest.fixture(autouse=True)
+async def _close_models() -> AsyncIterator[None]:
+    """Each test's models closed in its own loop (an aiohttp pool left open is reported when collected)."""
+    yield
+    while _built:
+        await _built.pop().aclose()
+
+
+def stub_model(stub: StubServer, context: ModelContext | None = None, **spec: object) -> Model:
     fields = {"backoff_s": 0.01, "timeout_s": 2.0, "api_key_env": KEY_ENV, **spec}
-    return get_model(ModelSpec(model="openai/stub-model", base_url=stub.base_url, **fields), context=context)  # type: ignore[arg-type]
+    model = get_model(ModelSpec(model="openai/stub-model", base_url=stub.base_url, **fields), context=context)  # type: ignore[arg-type]
+    _built.append(model)
+    return model
 
 
 async def test_plain_and_structured_answers_with_params_forwarded(stub: StubServer) -> None:
@@ -158,7 +172,26 @@ async def test_the_connection_pool_keeps_one_connection_alive_per_slot_of_the_mo
         spec = ModelSpec(model="openai/stub-model", base_url=server.base_url, max_concurrency=250)
         model = get_model(spec, role="judge")
         await model.generate([Message(role="user", content="hi")])
-        client = model.backend._client()  # type: ignore[attr-defined]
-        connector = client._client._transport.client.connector  # aiohttp's pool (ragdive.http_client)
-        assert connector.limit == 250  # every connection kept alive up to it (the SDK's default: 100 of 1,000)
+        session = model.backend._session()  # type: ignore[attr-defined]
+        assert session.connections == 250  # every connection kept alive up to it (the SDK's default: 100 of 1,000)
         await model.aclose()
+
+
+async def test_a_json_reply_that_is_not_a_chat_completion_is_unreadable_and_retried(stub: StubServer) -> None:
+    stub.plan(Fault.garbage('{"detail": "a proxy answered"}'), Fault.garbage('{"choices": [{"message": null}]}'))
+    with pytest.raises(ModelError, match="unreadable response from .*no choices") as info:
+        await stub_model(stub, max_retries=0).generate(MSGS)
+    assert info.value.retryable
+    completion = await stub_model(stub, max_retries=1).generate(MSGS)  # the second fault, then a real answer
+    assert completion.text.startswith("stub answer to:") and stub.request_count == 3
+
+
+async def test_organization_and_project_are_sent_as_the_official_client_sends_them(
+    stub: StubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-test")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-test")
+    await stub_model(stub).generate(MSGS)
+    headers = {k.lower(): v for k, v in stub.requests[0].headers.items()}
+    assert headers["openai-organization"] == "org-test" and headers["openai-project"] == "proj-test"
+    assert headers["content-type"] == "application/json" and headers["user-agent"].startswith("ragdive/")
