@@ -7,8 +7,10 @@ For each latency L and size C conversations x T turns:
   as many in flight as ragdive had at its peak (counted by the stub): what HTTP and the server cost alone. Twice:
   one client for all, one client per model name as ragdive has (the in-flight split by request share), and that
   again on the SDK's aiohttp transport (as ragdive's own calls go: ragdive.http_client); the fastest is the floor;
-- the critical-path bound: the longest chain of dependent calls (one conversation alone: T turns of user,
-  validator, target, then its judge round), or the requests divided by the peak in flight, whichever is longer;
+- the critical-path bound: the longest chain of dependent calls (the run's longest conversation, counted from its
+  record: every draft's user call, every validator call, the target's, times L; then the judge's tail after the
+  last answer, as one conversation alone took it), or one conversation alone, or the requests divided by the
+  peak in flight, whichever is longest;
 - overlap of simulating and judging: when the last conversation was written, when the first and last score were;
 - calls/s through the openai backend at L = 0 with the cache off, and on (every call a miss: the write cost), next
   to the plain SDK.
@@ -112,6 +114,8 @@ class RunFigures:
     turns: int
     scores: int
     bodies: list[dict[str, Any]]
+    longest_chain: int
+    """Calls in the longest conversation's chain (see chain_calls)."""
 
 
 async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
@@ -135,6 +139,19 @@ async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
         turns=totals.turns,
         scores=totals.scores + totals.unscored,
         bodies=[r.body for r in requests],
+        longest_chain=max((chain_calls(c) for c in outcome.store.current_conversations()), default=0),
+    )
+
+
+def chain_calls(conversation: Conversation) -> int:
+    """The model and target calls one conversation made one after another: per turn, each draft (and each draft
+    that was not readable) from the user model, each verdict the validator model gave, then the target."""
+    return sum(
+        len(turn.attempts)
+        + len(turn.generation_errors)
+        + sum(attempt.verdict.checked_by == "llm" for attempt in turn.attempts)
+        + 1
+        for turn in conversation.turns
     )
 
 
@@ -224,7 +241,9 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
         per_model_aio = asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak, aiohttp=True))
         one = asyncio.run(ragdive_run(stub, experiment(stub.base_url, corpus, out / "one", 1, turns, None)))
     capacity = big.requests * latency / max(1, big.peak)
-    bound = max(one.wall, capacity)
+    judge_tail = max(0.0, one.last_score - one.simulated_at)  # after its line is written: the last judge round
+    longest = big.longest_chain * latency + judge_tail
+    bound = max(one.wall, capacity, longest)
     label = f"L = {latency:g} s, {conversations} x {turns}"
     print(
         f"\n{label}: {big.requests:,} requests ({big.requests / max(1, big.turns):.2f} per turn), "
@@ -238,7 +257,8 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
     print(f"  floor (the fastest of these)  {floor:8.2f} s   wall / floor          {big.wall / floor:6.2f}")
     print(
         f"  critical-path bound           {bound:8.2f} s   wall / bound          {big.wall / bound:6.2f}"
-        f"   (one conversation alone {one.wall:.2f} s; requests x L / peak {capacity:.2f} s)"
+        f"   (longest conversation: {big.longest_chain} calls x L + judge tail {judge_tail:.2f} s = {longest:.2f} s;"
+        f" one conversation alone {one.wall:.2f} s; requests x L / peak {capacity:.2f} s)"
     )
     overlap = max(0.0, big.simulated_at - big.first_score)
     print(
@@ -278,7 +298,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=None, help="a corpus folder (default: synthetic)")
     parser.add_argument("--cache-calls", type=int, default=2000)
     parser.add_argument("--cache-concurrency", type=int, default=64)
-    parser.add_argument("--cache-rounds", type=int, default=3)
+    parser.add_argument("--cache-rounds", type=int, default=5)
     parser.add_argument("--no-cache-figures", action="store_true")
     parser.add_argument("--only-cache-figures", action="store_true", help="skip the runs")
     args = parser.parse_args()

@@ -62,6 +62,7 @@ def cache_key(
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+_ABSENT: Any = object()
 Row = tuple[str, str, float, str]
 """key, model, created, value (JSON)"""
 
@@ -87,6 +88,8 @@ class CompletionCache:
         except (OSError, sqlite3.Error) as exc:
             raise ConfigError(f"cannot open the model cache in {self.directory}: {exc}") from exc
         self._lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        """The lookup connection's own: lookups may come from several threads (the Python API's)."""
         self.hits = 0
         self.misses = 0
         # written but not yet committed: key -> row (None: a discard), in put order
@@ -107,12 +110,16 @@ class CompletionCache:
 
     def get(self, key: str) -> Completion | None:
         with self._lock:
-            if key in self._pending:
-                pending = self._pending[key]
-                raw = pending[3] if pending is not None else None
-            else:
+            pending = self._pending.get(key, _ABSENT)
+        if pending is not _ABSENT:
+            raw = pending[3] if pending is not None else None
+        else:
+            # Outside the writer's lock (the writer takes it to hand over every batch: a lookup waiting on it cost a
+            # tenth of a call at L = 0). Safe: an entry leaves _pending only once committed, so a key not pending
+            # was committed before this read (WAL shows it) or is put after it (a miss either way).
+            with self._read_lock:
                 row = self._db.execute("SELECT value FROM completions WHERE key = ?", (key,)).fetchone()
-                raw = row[0] if row else None
+            raw = row[0] if row else None
         if raw is None:
             self.misses += 1
             return None
@@ -235,7 +242,7 @@ class CompletionCache:
 
     def __len__(self) -> int:
         self.flush()
-        with self._lock:
+        with self._read_lock:
             return int(self._db.execute("SELECT COUNT(*) FROM completions").fetchone()[0])
 
     def close(self) -> None:
@@ -246,7 +253,7 @@ class CompletionCache:
             self._closing = True
             self._wake.notify_all()
         self._writer.join()
-        with self._lock:
+        with self._lock, self._read_lock:
             self._db.close()
             self._writer_db.close()
 
