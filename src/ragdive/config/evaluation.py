@@ -13,9 +13,9 @@ class EvaluationConfig(Section):
     metrics: list[str] | None = None
     """Metric names; none given: every registered metric. Names are checked against the metric registry
     (evaluation/metrics) when the evaluator is built, before any model is called."""
-    concurrency: int = Field(default=32, ge=1)
+    concurrency: int = Field(default=64, ge=1)
     """Judge calls in flight (within the judge model's own `max_concurrency`, shared with any other role on the
-    same model and endpoint). 32 keeps a hosted API's default capacity busy; lower it for a local judge."""
+    same model and endpoint). 64 keeps a hosted API's default capacity busy; lower it for a local judge."""
     engine: Literal["ragdive", "ragas"] = "ragdive"
     """ragdive: our own judge prompts (batched, fewer calls); ragas: the four single-turn metrics through the
     Ragas library (extra `ragas`), for comparability with published numbers."""

@@ -33,10 +33,13 @@ class ModelSpec(Section):
     """Environment variable that holds the key (named in 401 errors)."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Generation parameters forwarded to the backend: temperature, max_tokens, seed..."""
-    max_concurrency: int = Field(default=32, ge=1)
+    max_concurrency: int = Field(default=64, ge=1)
     """Calls in flight at once for this model (shared by every role bound to the same model and endpoint). The
-    default, 32, is sized for a hosted API: OpenAI's lowest paid tier allows about 500 requests a minute, which at
-    2-4 s a call is 16-33 calls in flight, and higher tiers allow far more; a 429 backs off on its own. For a local
+    default, 64, is sized for a hosted API's paid tiers (OpenAI's second tier allows 5,000 requests a minute, 160
+    calls in flight at 2 s a call); on a lower tier the limit adapts: a 429 halves it and successes raise it again
+    (its lowest is in the manifest). Below 64 the judge's last round of a run waits on it: 20 conversations ending
+    together leave 120 judge calls, 4 rounds at 32 and 2 at 64 (issue 13, L = 1 s: 1.20x and 1.09x the run's
+    critical path). For a local
     server, set it to the server's parallel slots (llama.cpp `--parallel`, `OLLAMA_NUM_PARALLEL`): more only queue
     there, against `timeout_s`. The embedded `llamacpp/...` backend answers one call at a time: its default is 1."""
     requests_per_minute: float | None = Field(default=None, gt=0)

@@ -31,7 +31,7 @@ class SimulationConfig(Section):
     """Conversations in flight at once; turns within a conversation are always in order. It is also the most
     requests the target (your RAG system) gets at once. Each model's own `max_concurrency` caps its calls. A
     conversation waits on one of user, validator and target at a time, so 64 conversations keep about 21 calls in
-    flight per model, within the default 32 of each: fewer left a run's wall time bound by its conversations'
+    flight per model, well within the default 64 of each: fewer left a run's wall time bound by its conversations'
     chains of calls rather than by the API (issue 13: 200 x 5 at L = 0.1 s, 12.1 s at 32 and 8.6 s at 64)."""
     max_document_chars: int | None = Field(default=None, ge=200)
     """Cut each seed document to this many characters before showing it to the models (small-context models);
