@@ -3,9 +3,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from ragdive.config import ExperimentConfig
 from ragdive.config.models import ModelSpec
 from ragdive.models import Completion, CompletionCache, GenerateParams, Message, Model, ModelContext, ScriptedModel
+from ragdive.models import cache as cache_module
 from ragdive.models.cache import cache_key
 from ragdive.models.structured import schema_text
 
@@ -58,6 +61,35 @@ async def test_cache_persists_across_processes_and_stores_no_secret(tmp_path: Pa
     assert completion.text == "answer one" and completion.cached and again.calls == []
     for file in (tmp_path / "cache").iterdir():
         assert secret.encode() not in file.read_bytes()
+
+
+def test_a_miss_costs_no_query_and_another_process_s_entries_are_seen_within_the_refresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Misses are answered from the keys known in memory; entries another connection commits are read in at most
+    every KEYS_REFRESH_S (here: a clock moved by hand), and an entry this cache committed is a hit at once."""
+    clock = [1000.0]
+    monkeypatch.setattr(cache_module.time, "monotonic", lambda: clock[0])
+    mine, other = CompletionCache(tmp_path), CompletionCache(tmp_path)
+    answer = Completion(text="stored", model="m")
+    try:
+        assert mine.get("a" * 64) is None  # the first lookup reads the keys in (none yet)
+        queries: list[str] = []
+        mine._db.set_trace_callback(queries.append)
+        assert mine.get("b" * 64) is None and queries == []  # a miss from memory
+        mine.put("c" * 64, answer)
+        mine.flush()  # committed: no longer pending, and still a hit without waiting for a refresh
+        hit = mine.get("c" * 64)
+        assert hit is not None and hit.text == "stored" and hit.cached
+        other.put("d" * 64, answer)
+        other.flush()
+        assert mine.get("d" * 64) is None  # within KEYS_REFRESH_S of the last read: not seen yet (a miss, no error)
+        clock[0] += cache_module.KEYS_REFRESH_S
+        seen = mine.get("d" * 64)
+        assert seen is not None and seen.text == "stored"
+    finally:
+        mine.close()
+        other.close()
 
 
 async def test_concurrent_use_from_many_tasks(tmp_path: Path) -> None:
