@@ -3,10 +3,13 @@ critical-path bounds, against the loopback stub server with a fixed latency per 
 
     python benchmarks/sweep.py [--latencies-ms 20,100] [--cells 2] [--repeats 2] [--conversations 4] [--turns 3]
     python benchmarks/sweep.py --executor ray [--address ADDR]
+    python benchmarks/sweep.py --executor ray --shards 2 [--conversations 40]
 
 With ``--executor ray`` each line runs the same sweep twice, with the local executor and with the Ray executor (a
 local instance, ``ray.init(num_cpus=2)``, started once before the first line and not counted), and prints the
-ratio of their wall times: what shipping runs to Ray workers and mirroring their records back costs here.
+ratio of their wall times: what shipping runs to Ray workers and mirroring their records back costs here. With
+``--shards N`` it compares one run (``--conversations``, simulated and scored) made locally with the same run
+split into N parts on Ray workers (``ragdive run --executor ray --shards N``), with the same limits in total.
 
 Every role (user, validator, the reference RAG's generator, judge) is an `openai/...` model on the stub server,
 which answers as ragdive's offline doubles would, after the fixed latency. A run's critical-path bound is the
@@ -131,7 +134,11 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--executor", choices=("local", "ray"), default="local")
     parser.add_argument("--address", default=None, help="with --executor ray: a cluster (default: a local one)")
+    parser.add_argument("--shards", type=int, default=0, help="with --executor ray: one run split in N parts")
     args = parser.parse_args()
+    if args.executor == "ray" and args.shards:
+        compare_shards(args)
+        return
     if args.executor == "ray":
         compare_ray(args)
         return
@@ -164,6 +171,54 @@ def compare_ray(args: argparse.Namespace) -> None:
                 print(
                     f"{ms:>6g}ms {at_once:>12} {runs:>5} {local:>8.2f} {distributed:>8.2f} {distributed / local:>10.2f}"
                 )
+    finally:
+        ray.close()
+
+
+async def measure_run(latency: float, args: argparse.Namespace, ray: Any = None) -> float:
+    """Wall time of one run (simulation and scoring) at ``latency``: here, or in ``args.shards`` parts on Ray."""
+    from contextlib import AsyncExitStack
+
+    from ragdive.config import ExperimentConfig
+    from ragdive.executors.ray_shards import run_sharded
+    from ragdive.pipeline import prepare_experiment, run_experiment
+
+    with tempfile.TemporaryDirectory() as tmp, StubServer(reply=reply, latency_s=latency) as server:
+        root = Path(tmp)
+        base = sweep_config(root, server.base_url, args).base
+        assert isinstance(base, dict)
+        base["simulation"]["concurrency"] = base["evaluation"]["concurrency"] = 16
+        config = ExperimentConfig.model_validate(base)
+        async with AsyncExitStack() as resources:
+            prepared = await prepare_experiment(config, resources, output=root / "runs", no_cache=True)
+            began = time.perf_counter()
+            if ray is None:
+                outcome = await run_experiment(prepared)
+            else:
+                outcome = await run_sharded(config, prepared, ray, args.shards, no_cache=True)
+            wall = time.perf_counter() - began
+        assert outcome.status == "finished", outcome.error
+        return wall
+
+
+def compare_shards(args: argparse.Namespace) -> None:
+    from ragdive.executors.ray import RayExecutor, cluster_cpus
+
+    print(f"one run of {args.conversations} conversations × {args.turns} turns, here and in {args.shards} parts")
+    ray = RayExecutor(address=args.address)
+    began = time.perf_counter()
+    ray.start()
+    ray.concurrency = min(args.shards, cluster_cpus())
+    print(f"ray start: {time.perf_counter() - began:.1f} s (not counted below)")
+    try:
+        began = time.perf_counter()  # the first parts also start the worker processes and their imports
+        asyncio.run(measure_run(0.0, argparse.Namespace(**{**vars(args), "conversations": 2}), ray))
+        print(f"first split run (starts the workers): {time.perf_counter() - began:.1f} s (not counted below)")
+        print(f"{'latency':>8} {'parts':>6} {'local s':>8} {'ray s':>8} {'ray/local':>10}")
+        for ms in (float(x) for x in args.latencies_ms.split(",")):
+            local = asyncio.run(measure_run(ms / 1000, args))
+            distributed = asyncio.run(measure_run(ms / 1000, args, ray))
+            print(f"{ms:>6g}ms {args.shards:>6} {local:>8.2f} {distributed:>8.2f} {distributed / local:>10.2f}")
     finally:
         ray.close()
 

@@ -37,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"store", "analysis"},
     "interop": {"store"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
-    "executors": {"pipeline", "models", "store"},
+    "executors": {"pipeline", "simulation", "models", "store"},
     "api": {"pipeline", "simulation", "evaluation", "store", "analysis", "interop"},
     "cli": {
         "executors",

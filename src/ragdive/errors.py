@@ -15,6 +15,11 @@ class RagdiveError(Exception):
     exit_code: int = 2
 
 
+class WorkerFailed(RagdiveError):
+    """A part of a run split among workers failed (its worker died, or its own pipeline failed); the message names
+    each part's error. The other parts ran to their end, and the run resumes."""
+
+
 class ConfigError(RagdiveError):
     """The user's configuration or command line is wrong: fix the input and run again."""
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,26 +16,12 @@ from ragdive.cli.main import main
 from ragdive.store import RunStore
 
 from ..pipeline.sweep_helpers import write_sweep
+from .kill import kill_a_worker_mid_run
+from .records import run_records, same_work
 
 ray = pytest.importorskip("ray", reason="the Ray executor's test needs the extra: pip install 'ragdive[ray]'")
 
 pytestmark = pytest.mark.slow
-
-VOLATILE = {"id", "started", "finished", "latency_s", "conversation_finished", "created", "updated", "process"}
-
-
-@pytest.fixture(scope="module")
-def local_ray() -> Any:
-    """One local instance for the module (the executor uses it and leaves it running); workers see the tests'
-    import path, so the sweep's `tests.pipeline.sweep_helpers:...` responders resolve there."""
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}},
-    )
-    yield ray
-    ray.shutdown()
 
 
 def _sweep(tmp_path: Path) -> Path:
@@ -48,57 +32,8 @@ def _sweep(tmp_path: Path) -> Path:
     return path
 
 
-def _drop(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _drop(v) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [_drop(v) for v in value]
-    return value
-
-
 def _records(sweep_dir: Path) -> dict[str, Any]:
-    """Every run's conversations, rejections, scores and manifest status/totals, without ids and times (a
-    conversation id has a random suffix; a score names its conversation by the conversation's index here)."""
-    out: dict[str, Any] = {}
-    for run_dir in sorted((sweep_dir / "runs").iterdir()):
-        store = RunStore.open(run_dir)
-        conversations = sorted(store.current_conversations(), key=lambda c: c.index)
-        index = {c.id: c.index for c in conversations}
-        scores = sorted(
-            (index[s.conversation_id], s.turn_index if s.turn_index is not None else -1, s.metric, s.value, s.reason)
-            for s in store.current_scores()
-        )
-        manifest = store.read_manifest()
-        out[run_dir.name] = {
-            "conversations": [_drop(c.model_dump(mode="json")) for c in conversations],
-            "rejections": sorted(json.dumps(_drop(r.model_dump(mode="json"))) for r in store.current_rejections()),
-            "scores": scores,
-            "lines": len(store.scores().records),
-            "status": manifest.status,
-            "totals": _drop(manifest.totals.model_dump(mode="json")),
-        }
-    return out
-
-
-SPEND = ("prompt_tokens", "completion_tokens", "cost_usd", "spend")
-
-
-def _same_work(cut: dict[str, Any], whole: dict[str, Any], *, all_spend_recorded: bool = True) -> None:
-    """A sweep cut off and resumed holds the records of one that ran whole. Its spend may be larger, never smaller:
-    a conversation in flight when the cut came is dropped, and redone (and paid for again) on resume. A SIGKILL
-    gives nobody the time to record the last second of the judge's spend (``all_spend_recorded=False``)."""
-    assert _without_spend(cut) == _without_spend(whole)
-    for name, run in cut.items() if all_spend_recorded else ():
-        calls = {(s["role"], s["model"]): s["calls"] for s in run["totals"]["spend"]}
-        for line in whole[name]["totals"]["spend"]:
-            assert calls.get((line["role"], line["model"]), 0) >= line["calls"], (name, line)
-
-
-def _without_spend(records: dict[str, Any]) -> dict[str, Any]:
-    return {
-        name: {**run, "totals": {k: v for k, v in run["totals"].items() if k not in SPEND}}
-        for name, run in records.items()
-    }
+    return {run_dir.name: run_records(run_dir) for run_dir in sorted((sweep_dir / "runs").iterdir())}
 
 
 def _run(sweep: Path, out: Path, *extra: str) -> None:
@@ -164,24 +99,7 @@ def test_a_ray_sweep_cancelled_midway_marks_its_runs_and_resumes_to_the_local_re
         assert RunStore.open(run).read_manifest().status in {"finished", "interrupted"}
 
     _run(sweep, tmp_path / "ray", "--executor", "ray", "--resume")
-    _same_work(_records(tmp_path / "ray"), _records(tmp_path / "local"))
-
-
-def _worker_pids(marker: str) -> list[int]:
-    """PIDs of the Ray actor processes running a RunWorker whose environment carries ``marker`` (so only those of
-    the sweep under test, not of another Ray instance on this machine)."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes()
-            environ = (proc / "environ").read_bytes()
-        except OSError:
-            continue
-        if b"RunWorker" in cmdline and marker.encode() in environ:
-            pids.append(int(proc.name))
-    return pids
+    same_work(_records(tmp_path / "ray"), _records(tmp_path / "local"))
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds Ray's worker processes through /proc")
@@ -190,43 +108,12 @@ def test_a_worker_killed_mid_run_fails_that_run_alone_and_resume_redoes_it_to_th
 ) -> None:
     """SIGKILL of a Ray worker process while its run is being scored: the driver records that run `failed` (its
     records so far kept), the other runs go on, and `--resume` redoes it with no record lost or doubled."""
-    import signal
-    import subprocess
-    import time
-
     sweep = _sweep(tmp_path)
     _run(sweep, tmp_path / "local")
     out = tmp_path / "ray"
-    marker = f"RAGDIVE_KILL_TEST_{os.getpid()}"
-    script = "import sys; from ragdive.cli.main import main; sys.exit(main(sys.argv[1:]))"
-    env = {
-        **os.environ,
-        "SWEEPTEST_SLOW": "0.15",  # the judge is slow: the kill lands in the middle of scoring
-        marker: "1",
-        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
-    }
-    # its own process, hence its own local Ray instance, whose workers inherit this environment
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script, "sweep", str(sweep), "-o", str(out), "--no-cache", "--executor", "ray"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    killed: list[int] = []
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and proc.poll() is None and not killed:
-            scored = [p for p in out.glob("runs/*/evaluations.jsonl") if p.stat().st_size > 0]
-            pids = _worker_pids(marker)
-            if scored and pids:
-                os.kill(pids[0], signal.SIGKILL)
-                killed.append(pids[0])
-            time.sleep(0.05)
-        _, err = proc.communicate(timeout=300)
-    finally:
-        proc.kill()
-    assert killed, f"no worker was caught mid-run (sweep exit {proc.returncode}): {err[-2000:]}"
+    args = ["sweep", str(sweep), "-o", str(out), "--no-cache", "--executor", "ray"]
+    killed, code, err = kill_a_worker_mid_run(args, "runs/*/evaluations.jsonl", out)
+    assert killed, f"no worker was caught mid-run (sweep exit {code}): {err[-2000:]}"
     statuses = {run.name: RunStore.open(run).read_manifest() for run in (out / "runs").iterdir()}
     failed = [name for name, manifest in statuses.items() if manifest.status == "failed"]
     assert len(failed) == 1, {name: m.status for name, m in statuses.items()}
@@ -235,4 +122,4 @@ def test_a_worker_killed_mid_run_fails_that_run_alone_and_resume_redoes_it_to_th
 
     _run(sweep, out, "--executor", "ray", "--resume")
     # the killed run's lines once each: none lost or twice
-    _same_work(_records(out), _records(tmp_path / "local"), all_spend_recorded=False)
+    same_work(_records(out), _records(tmp_path / "local"), all_spend_recorded=False)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import sys
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -34,15 +36,17 @@ async def _experiment(
     output: Path | None,
     no_cache: bool,
     cache_dir: Path | None,
+    ray: RayParts | None = None,
 ) -> PipelineOutcome:
     progress = progress_display()
+    observer = ProgressObserver(progress)
     async with AsyncExitStack() as resources:
         prepared = await prepare_experiment(
             experiment,
             resources,
             resume=resume,
             output=output,
-            observer=ProgressObserver(progress),
+            observer=observer,
             no_cache=no_cache,
             cache_dir=cache_dir,
         )
@@ -50,8 +54,48 @@ async def _experiment(
         if prepared.simulation.corpus is not None:
             console.print(prepared.simulation.corpus.line(), markup=False, soft_wrap=True)
         scoring = ScoringProgress(progress)
+        if ray is not None:
+            from ..executors.ray_shards import run_sharded
+
+            scoring.start(total=None, done=len(prepared.store.current_scores()))  # the total grows as parts go
+            with progress:
+                return await run_sharded(
+                    experiment,
+                    prepared,
+                    ray.executor,
+                    ray.shards,
+                    no_cache=no_cache,
+                    cache_dir=cache_dir,
+                    observer=observer,
+                    on_score=scoring.score,
+                )
         with progress:
             return await run_experiment(prepared, on_evaluation=scoring.start, on_score=scoring.score)
+
+
+@dataclass
+class RayParts:
+    """``ragdive run --executor ray``: the run split into ``shards`` parts on the executor's workers."""
+
+    executor: Any
+    """A started ragdive.executors.ray.RayExecutor (typed loosely: Ray is an optional extra)."""
+    shards: int
+
+    @classmethod
+    def start(cls, address: str | None, shards: int | None) -> RayParts:
+        """Connect (or start a local instance) now: a missing extra or a wrong address is one error before any
+        run exists. Without ``shards``, one part per CPU of the cluster."""
+        from ..executors.ray import RayExecutor, cluster_cpus
+
+        executor = RayExecutor(address=address)
+        executor.start()
+        cpus = cluster_cpus()
+        parts = shards or cpus
+        executor.concurrency = at_once = min(parts, cpus)  # a worker holds a CPU: more at once would never start
+        console.print(
+            f"ray: the run in {parts} parts, {at_once} at once, each with 1/{at_once} of every limit", markup=False
+        )
+        return cls(executor, parts)
 
 
 def run_pipeline(
@@ -62,13 +106,16 @@ def run_pipeline(
     no_cache: bool = False,
     cache_dir: Path | None = None,
     resume_hint: str = "--resume",
+    ray: RayParts | None = None,
 ) -> PipelineOutcome:
     """Run both stages with live progress on stderr; print the summary table and, last on stdout, the run
     directory. Exits 3 when the budget is spent (after printing what was done)."""
     run_dir: list[Path] = []  # known once the run is created, also when it is interrupted later
     try:
         outcome = asyncio.run(
-            _experiment(experiment, run_dir, resume=resume, output=output, no_cache=no_cache, cache_dir=cache_dir)
+            _experiment(
+                experiment, run_dir, resume=resume, output=output, no_cache=no_cache, cache_dir=cache_dir, ray=ray
+            )
         )
     except KeyboardInterrupt:
         if run_dir:

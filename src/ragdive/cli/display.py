@@ -164,7 +164,7 @@ class ScoringProgress:
         self.task: TaskID | None = None
         self.unscored = 0
 
-    def start(self, total: int, done: int) -> None:
+    def start(self, total: int | None, done: int) -> None:
         self.task = self.progress.add_task("scoring", total=total, completed=done, stats=("unscored 0",))
 
     def score(self, score: Score) -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 import typer
 
 from ..config import load_config
+from ..errors import ConfigError
 from ..pipeline import with_overrides
-from ._experiment import run_pipeline
+from ._experiment import RayParts, run_pipeline
 
 
 def run_cmd(
@@ -25,10 +26,25 @@ def run_cmd(
     no_cache: bool = typer.Option(False, "--no-cache", help="Call the models even for requests seen before."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Folder of the model-call cache."),
     resume: Path | None = typer.Option(None, "--resume", help="Continue this run: both simulation and scoring."),
+    executor: str = typer.Option("local", "--executor", help="local (this process) or ray (extra `ray`)."),
+    address: str | None = typer.Option(None, "--address", help="With --executor ray: the cluster (default: local)."),
+    shards: int | None = typer.Option(
+        None, "--shards", min=1, help="With --executor ray: parts of the run (default: one per CPU of the cluster)."
+    ),
 ) -> None:
     """Simulate conversations with the target, then score them with the judge: one run directory holds both.
-    Prints the per-metric summary and the run directory."""
+    Prints the per-metric summary and the run directory. With --executor ray the conversations are split into
+    parts, each simulated and scored on a Ray worker; the run directory is written here, as for a local run."""
+    if executor not in ("local", "ray"):
+        raise ConfigError(f"--executor {executor}: choose local or ray")
+    if executor != "ray" and (address is not None or shards is not None):
+        raise ConfigError("--address and --shards are for --executor ray")
     experiment = with_overrides(
         load_config(config), model, conversations=conversations, max_turns=max_turns, repeat=repeat
     )
-    run_pipeline(experiment, resume=resume, output=output, no_cache=no_cache, cache_dir=cache_dir)
+    ray = RayParts.start(address, shards) if executor == "ray" else None
+    try:
+        run_pipeline(experiment, resume=resume, output=output, no_cache=no_cache, cache_dir=cache_dir, ray=ray)
+    finally:
+        if ray is not None:
+            ray.executor.close()

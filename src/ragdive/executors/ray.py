@@ -32,7 +32,7 @@ from ..errors import ConfigError
 from ..pipeline.sweep import LocalExecutor, RunJob
 from ..pipeline.sweep_plan import PlannedRun, SweepPlan
 from ..store import RunRecorder, RunStore
-from ..store.mirror import RunMirror, run_files
+from ..store.mirror import RunBatch, RunMirror, run_files
 from .ray_worker import RunOrder, RunWorker
 
 T = TypeVar("T")
@@ -68,6 +68,11 @@ def worker_share(config: ExperimentConfig, runs: int) -> ExperimentConfig:
             update={"max_concurrency": max(1, spec.max_concurrency // runs), "requests_per_minute": rpm}
         )
     return config.model_copy(update={"models": models.model_copy(update=changes)})
+
+
+def cluster_cpus() -> int:
+    """CPUs of the cluster Ray is connected to (at least 1)."""
+    return max(1, int(_ray().cluster_resources().get("CPU", 1)))
 
 
 class RayExecutor:
@@ -132,39 +137,48 @@ class RayExecutor:
     async def run(self, job: RunJob) -> tuple[str, str | None]:
         ray = _ray()
         self.start()
-        order = self._order(job)
         path = job.store.run_path(job.planned.run_id)
-        mirror = RunMirror(path)
+        try:
+            return await self.call("run", self._order(job), RunMirror(path).apply)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            _end(path, "interrupted")  # also when cancelled again while salvaging: never left "running"
+            raise
+        except ray.exceptions.RayError as exc:  # the worker died or its code broke outside the run's own handling
+            error = ray_error(exc)
+            _end(path, "failed", error)
+            return "failed", error
+
+    async def call(self, method: str, order: Any, apply: Callable[[RunBatch], None]) -> tuple[str, str | None]:
+        """``RunWorker.<method>(order)`` on a worker of the pool: its records handed to ``apply`` every poll_s as
+        they are written, then its status and error. On cancellation the worker's run is cancelled too and what
+        it wrote as it unwound is applied (within 2 s) before CancelledError goes on; a RayError (the worker died)
+        goes to the caller. A worker that did not end cleanly is killed, never handed another order."""
+        self.start()
         actor = self._idle.pop() if self._idle else self._worker.remote()
         healthy = False
-        ref = actor.run.remote(order)
+        ref = getattr(actor, method).remote(order)
         result = asyncio.wrap_future(ref.future())
         try:
             while True:
                 done, _ = await asyncio.wait({result}, timeout=self.poll_s)
                 if done:
                     break
-                mirror.apply(await actor.drain.remote())
+                apply(await actor.drain.remote())
             status, error, last = result.result()
-            mirror.apply(last)
+            apply(last)
             healthy = True
             return status, error
         except (asyncio.CancelledError, KeyboardInterrupt):
-            ray.cancel(ref)  # an async actor's task is cancelled as a local run is: it writes how it ended
-            try:
-                await _salvage(actor, mirror, result)
-            finally:  # also when cancelled again while salvaging: never left "running"
-                _end(path, "interrupted")
+            _ray().cancel(ref)  # an async actor's task is cancelled as a local run is: it writes how it ended
+            await _salvage(actor, apply, result)
             raise
-        except ray.exceptions.RayError as exc:  # the worker died or its code broke outside the run's own handling
-            error = f"ray worker: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-            _end(path, "failed", error)
-            return "failed", error
         finally:
             if healthy:
                 self._idle.append(actor)
-            else:  # cut off or broken: never handed another run
-                ray.kill(actor, no_restart=True)
+            else:  # cut off or broken
+                _ray().kill(actor, no_restart=True)
+                # a dead worker fails its drain and its order alike: the order's error is the drain's, known
+                result.add_done_callback(_retrieve)
 
     def _order(self, job: RunJob) -> RunOrder:
         cell = dataclasses.replace(job.planned.cell, config=worker_share(job.planned.cell.config, self.concurrency))
@@ -183,7 +197,18 @@ class RayExecutor:
         )
 
 
-async def _salvage(actor: Any, mirror: RunMirror, result: asyncio.Future[Any], timeout_s: float = 2.0) -> None:
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # retrieved, so asyncio does not log it as "never retrieved"
+
+
+def ray_error(exc: BaseException) -> str:
+    return f"ray worker: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
+async def _salvage(
+    actor: Any, apply: Callable[[RunBatch], None], result: asyncio.Future[Any], timeout_s: float = 2.0
+) -> None:
     """On cancellation, once the worker's cancelled run has unwound (its scores drained, the judge's spend and its
     status in its manifest) or ``timeout_s`` passed: what the worker wrote since the last poll. A Ctrl-C then
     costs no finished record and no recorded spend. Anything going wrong here only costs those records (redone on
@@ -194,7 +219,7 @@ async def _salvage(actor: Any, mirror: RunMirror, result: asyncio.Future[Any], t
         result.exception()  # retrieved: a cancelled task's error is expected here, not "never retrieved"
     try:
         left = max(0.1, deadline - asyncio.get_running_loop().time())
-        mirror.apply(await asyncio.wait_for(asyncio.wrap_future(actor.drain.remote().future()), left))
+        apply(await asyncio.wait_for(asyncio.wrap_future(actor.drain.remote().future()), left))
     except Exception:  # noqa: BLE001 - the run is being cut off anyway; its driver copy stays consistent
         return
 

@@ -1,4 +1,4 @@
-"""The worker side of the Ray executor: one actor per planned run.
+"""The worker side of the Ray executor: one actor per planned run, or per part of a run split among workers.
 
 The actor runs the ordinary pipeline (``run_here``, the LocalExecutor's code) in a scratch directory of its own,
 seeded with the driver's files of that run when it is resumed. It never writes the sweep directory: the driver
@@ -12,12 +12,19 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import ExperimentConfig
+from ..errors import RagdiveError
 from ..models import ModelContext
+from ..pipeline import hold_context, prepare_experiment, run_experiment
 from ..pipeline.sweep import run_here
 from ..pipeline.sweep_plan import PlannedRun, SweepPlan
+from ..simulation import Shard
+from ..store import RunStore
 from ..store.mirror import RunBatch, RunTail
 
 SCRATCH_PREFIX = "ragdive-ray-"
@@ -57,6 +64,20 @@ class RunOrder:
     cache_dir: str | None
 
 
+@dataclass
+class ShardOrder:
+    """One part of a run split among workers (see ray_shards), sent by value."""
+
+    config: ExperimentConfig
+    """With this part's share of every limit and of the budget (see ray_shards.shard_config)."""
+    shard: Shard
+    run_id: str
+    files: dict[str, bytes]
+    """The driver's manifest and the lines of this part's conversations."""
+    no_cache: bool
+    cache_dir: str | None
+
+
 class RunWorker:
     """Async actor (its methods share one event loop, so ``drain`` is answered while ``run`` awaits models). The
     driver keeps a pool of them and hands each one run after another: a worker process and its imports are paid
@@ -70,26 +91,59 @@ class RunWorker:
         last ``drain`` takes them."""
 
     async def run(self, order: RunOrder) -> tuple[str, str | None, RunBatch]:
+        async def work(scratch: Path, root: Path) -> tuple[str, str | None]:
+            dataset = None
+            if order.static_dataset is not None:
+                name, data = order.static_dataset
+                dataset = scratch / name
+                dataset.write_bytes(data)
+            shared = ModelContext.from_config(
+                order.plan.baseline.config, no_cache=order.no_cache, cache_dir=order.cache_dir
+            )
+            try:
+                return await run_here(order.planned, order.plan, shared, dataset, root)
+            finally:
+                shared.close()
+
+        return await self._in_scratch(order.planned.run_id, order.files, work)
+
+    async def run_shard(self, order: ShardOrder) -> tuple[str, str | None, RunBatch]:
+        """One part of a run's conversations: simulated and scored here, from the driver's lines of that part."""
+
+        async def work(scratch: Path, root: Path) -> tuple[str, str | None]:
+            run = root / order.run_id
+            try:
+                async with AsyncExitStack() as resources:
+                    context = hold_context(
+                        resources,
+                        ModelContext.from_config(order.config, no_cache=order.no_cache, cache_dir=order.cache_dir),
+                    )
+                    prepared = await prepare_experiment(
+                        order.config, resources, resume=run, context=context, shard=order.shard
+                    )
+                    outcome = await run_experiment(prepared)
+                    return outcome.status, outcome.error
+            except RagdiveError as exc:  # this part failed (its manifest says so); the driver ends the run failed
+                return RunStore(run).read_manifest().status, str(exc)
+
+        return await self._in_scratch(order.run_id, order.files, work)
+
+    async def _in_scratch(
+        self, run_id: str, files: dict[str, bytes], work: Callable[[Path, Path], Awaitable[tuple[str, str | None]]]
+    ) -> tuple[str, str | None, RunBatch]:
+        """``work(scratch, runs_root)`` on a scratch copy of the driver's files of the run, whose new records
+        ``drain`` hands over as they are written; returns its status and error with the last of them."""
         _remove_orphans()
         scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
         root = scratch / "runs"
         root.mkdir()
-        tail = RunTail(root / order.planned.run_id)
-        if order.files:
-            tail.seed(order.files)
+        tail = RunTail(root / run_id)
+        if files:
+            tail.seed(files)
         self._tail = tail
-        dataset = None
-        if order.static_dataset is not None:
-            name, data = order.static_dataset
-            dataset = scratch / name
-            dataset.write_bytes(data)
-        shared = ModelContext.from_config(
-            order.plan.baseline.config, no_cache=order.no_cache, cache_dir=order.cache_dir
-        )
         try:
-            status, error = await run_here(order.planned, order.plan, shared, dataset, root)
+            status, error = await work(scratch, root)
         finally:  # also on cancellation (ray.cancel): the run has written how it ended; keep that for the driver
-            shared.close()
             self._leftover = tail.read()
             self._tail = None  # a drain that races this return finds the leftover, not a removed folder
             shutil.rmtree(scratch, ignore_errors=True)  # what it held is in the leftover and the batches before

@@ -74,6 +74,8 @@ _ABSENT: Any = object()
 def _prefix(key: str) -> int:
     """A key's 64-bit stand-in in memory (Python's own string hash: this process's view only, never stored)."""
     return hash(key)
+
+
 Row = tuple[str, str, float, str]
 """key, model, created, value (JSON)"""
 

@@ -22,7 +22,7 @@ from ..evaluation.metrics import configured_metrics
 from ..models import ModelContext
 from ..models.selfcheck import check_local_models
 from ..records import Score, Totals
-from ..simulation import PreparedRun, RunObserver, RunOutcome, prepare_run, run_simulation
+from ..simulation import PreparedRun, RunObserver, RunOutcome, Shard, prepare_run, run_simulation
 from ..store import RunRecorder, RunStore
 from .building import build_evaluator, hold_context
 
@@ -84,11 +84,12 @@ async def prepare_experiment(
     cache_dir: str | Path | None = None,
     context: ModelContext | None = None,
     run_id: str | None = None,
+    shard: Shard | None = None,
 ) -> PreparedExperiment:
     """Check the config (the judge too: a missing judge must not be found after the simulation spent money),
     build every model on one shared context, then create or reopen the run. Whatever is built is closed with
     ``resources``, also when a later check fails. A sweep passes its shared ``context`` (closed by the sweep) and
-    the ``run_id`` it planned."""
+    the ``run_id`` it planned; a worker of a distributed run its ``shard`` of the conversations."""
     if config.models.for_role("judge") is None:
         raise ConfigError("no judge model: set models.judge (or models.default), or pass --model judge=provider/model")
     if context is None:
@@ -98,7 +99,7 @@ async def prepare_experiment(
         config, [], metrics, config.evaluation.concurrency, resources=resources, context=context
     )
     simulation = await prepare_run(
-        config, resources, resume=resume, output=output, observer=observer, context=context, run_id=run_id
+        config, resources, resume=resume, output=output, observer=observer, context=context, run_id=run_id, shard=shard
     )
     simulation.check_also.extend(evaluator.judge.local_models)
     return PreparedExperiment(simulation=simulation, evaluator=evaluator, context=context)

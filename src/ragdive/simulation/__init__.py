@@ -6,7 +6,7 @@ from .dialogue import ConversationPlan, DialogueResult, DialogueSettings, Observ
 from .generator import DraftOutput, Generator
 from .launch import PreparedRun, prepare_run, run_simulation, seed_documents
 from .personas import available_personas, builtin_personas, load_persona_file, resolve_personas
-from .runner import RunObserver, RunOutcome, SimulationRunner, conversation_seed_and_id, plan_conversations
+from .runner import RunObserver, RunOutcome, Shard, SimulationRunner, conversation_seed_and_id, plan_conversations
 from .validator import Validator, VerdictOutput
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "PreparedRun",
     "RunObserver",
     "RunOutcome",
+    "Shard",
     "SimulationRunner",
     "Validator",
     "VerdictOutput",

@@ -25,7 +25,7 @@ from .dialogue import DialogueSettings
 from .generator import Generator
 from .personas import resolve_personas
 from .resume_check import check_resumable
-from .runner import RunObserver, RunOutcome, SimulationRunner, plan_conversations
+from .runner import RunObserver, RunOutcome, Shard, SimulationRunner, plan_conversations
 from .validator import Validator
 
 
@@ -83,12 +83,13 @@ async def prepare_run(
     cache_dir: str | Path | None = None,
     context: ModelContext | None = None,
     run_id: str | None = None,
+    shard: Shard | None = None,
 ) -> PreparedRun:
     """Check everything that can be checked before any model is called, then create (or reopen) the run.
 
     ``context`` shares the cache, usage ledger and budget with models built elsewhere (the pipeline's judge);
     without one the run builds its own from the config. Models, target and a context built here are closed with
-    ``resources``."""
+    ``resources``. ``shard``: only that part of the conversations (a worker of a distributed run)."""
     if config.corpus is None:
         raise ConfigError("simulate needs a corpus: set corpus.path in the config")
     if config.target is None:
@@ -99,6 +100,8 @@ async def prepare_run(
     plans = plan_conversations(
         sim.conversations, run_seed=config.seed, personas=personas, sampler=sampler, repeat=config.repeat
     )
+    if shard is not None:
+        plans = [plan for plan in plans if shard.holds(plan.index)]
 
     store = RunStore.open(resume) if resume is not None else None
     if store is not None:

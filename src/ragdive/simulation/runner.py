@@ -47,6 +47,22 @@ def conversation_seed_and_id(run_seed: int, index: int, repeat: int = 0) -> tupl
     return seed, f"c{index:04d}-{digest[4:7].hex()}"
 
 
+@dataclass(frozen=True)
+class Shard:
+    """One of ``count`` disjoint parts of a run's conversations (conversation i belongs to part i mod count): a
+    distributed run simulates and scores each part in a worker of its own (ragdive.executors.ray_shards)."""
+
+    index: int
+    count: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < self.count:
+            raise ValueError(f"shard {self.index} of {self.count}")
+
+    def holds(self, conversation_index: int) -> bool:
+        return conversation_index % self.count == self.index
+
+
 def plan_conversations(
     count: int, *, run_seed: int, personas: list[Persona], sampler: SeedSampler, repeat: int = 0
 ) -> list[ConversationPlan]:

@@ -9,6 +9,7 @@ holds the same lines the worker wrote, in the same order."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,12 +36,37 @@ class RunBatch:
         return len(self.conversations) + len(self.rejections) + len(self.scores)
 
 
-def run_files(path: Path) -> dict[str, bytes]:
+def run_files(path: Path, conversations: Collection[str] | None = None) -> dict[str, bytes]:
     """The files a worker needs to resume this run (manifest and records), as bytes to send it; empty when the
-    run has no directory yet."""
+    run has no directory yet. ``conversations``: only the lines of these conversation ids (a shard's part)."""
     if not (path / MANIFEST).is_file():
         return {}
-    return {name: (path / name).read_bytes() for name in (MANIFEST, *RECORD_FILES) if (path / name).is_file()}
+    files = {name: (path / name).read_bytes() for name in (MANIFEST, *RECORD_FILES) if (path / name).is_file()}
+    if conversations is not None:
+        for name, field_name in (
+            (CONVERSATIONS, "id"),
+            (REJECTIONS, "conversation_id"),
+            (EVALUATIONS, "conversation_id"),
+        ):
+            if name in files:
+                files[name] = _lines_of(files[name], field_name, conversations)
+    return files
+
+
+def _lines_of(data: bytes, field_name: str, conversations: Collection[str]) -> bytes:
+    """The complete lines whose ``field_name`` is one of ``conversations`` (a torn line, which every reader skips,
+    is left out)."""
+    kept = []
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and record.get(field_name) in conversations:
+            kept.append(line)
+    return b"".join(kept)
 
 
 class RunTail:
@@ -88,11 +114,23 @@ class RunTail:
 
 class RunMirror:
     """The driver's side: applies batches to the run directory in the sweep, creating it with the first
-    manifest."""
+    manifest. With ``on_manifest`` (a run split among several workers, whose manifests each tell one part) the
+    run must exist, and each worker manifest goes to that callback instead of being written."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, on_manifest: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.path = path
         self._store: RunStore | None = RunStore(path) if (path / MANIFEST).is_file() else None
+        self._on_manifest = on_manifest
+        if on_manifest is not None and self._store is None:
+            raise StoreError(f"{path}: no run to mirror parts of")
+
+    @classmethod
+    def part(cls, store: RunStore, on_manifest: Callable[[dict[str, Any]], None]) -> RunMirror:
+        """A mirror of one part of a split run, appending through ``store`` (the one all parts share, so every
+        file has one appender)."""
+        mirror = cls(store.path, on_manifest)
+        mirror._store = store
+        return mirror
 
     def apply(self, batch: RunBatch) -> None:
         if self._store is None:
@@ -108,5 +146,9 @@ class RunMirror:
         for rejection in batch.rejections:
             store.append_rejection(rejection)
         store.append_scores(batch.scores)
-        if batch.manifest is not None:  # after the records, as the worker wrote them
+        if batch.manifest is None:
+            return
+        if self._on_manifest is not None:
+            self._on_manifest(batch.manifest)
+        else:  # after the records, as the worker wrote them
             store.write_manifest(RunManifest.model_validate(batch.manifest))

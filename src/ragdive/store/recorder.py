@@ -102,6 +102,16 @@ class RunRecorder:
         )
 
 
+def spend_since(before: Iterable[ModelSpend], now: Iterable[ModelSpend]) -> list[ModelSpend]:
+    """What was spent between two manifests' spend lines (per role and model): the session of a worker whose
+    manifest started as ``before`` (a part of a run split among workers; ragdive.executors.ray_shards)."""
+    earlier = _merge(list(before))
+    return [
+        _minus(line, earlier.get(key, ModelSpend(role=line.role, model=line.model)))
+        for key, line in _merge(list(now)).items()
+    ]
+
+
 def _merge(snapshot: list[ModelSpend]) -> dict[SpendKey, ModelSpend]:
     """One line per (role, model): a session with several usage ledgers may report the same pair twice."""
     merged: dict[SpendKey, ModelSpend] = {}
