@@ -1,6 +1,7 @@
 """Without Ray: a worker's run directory tailed into batches and applied by the driver gives byte-identical files
-(resumed from the driver's copy, nothing sent twice), and the per-worker shares of each model's limits add up to
-no more than the model allows."""
+(resumed from the driver's copy, nothing sent twice), the per-worker shares of each model's limits add up to no
+more than the model allows (for a sweep's runs and for the parts of one run), and a wrong executor option is one
+error before anything is written."""
 
 from __future__ import annotations
 
@@ -12,14 +13,17 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from ragdive.cli.main import main
+from ragdive.config import ExperimentConfig
 from ragdive.config.sweep import SweepConfig
 from ragdive.errors import ConfigError, StoreError
 from ragdive.executors.ray import _check_reachable, runs_at_once, worker_share
+from ragdive.executors.ray_shards import shard_config
 from ragdive.executors.ray_worker import SCRATCH_PREFIX, _remove_orphans
 from ragdive.pipeline.sweep_plan import plan_sweep
-from ragdive.records import Score
+from ragdive.records import Score, Totals
 from ragdive.store import RunStore
 from ragdive.store.mirror import RunBatch, RunMirror, RunTail, run_files
 from tests.factories import make_conversation
@@ -96,6 +100,41 @@ def test_a_wrong_executor_is_one_error_before_any_run(
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--executor", "dask"], "--executor dask: choose local or ray"),
+        (["--shards", "2"], "--address and --shards are for --executor ray"),
+        (["--executor", "ray", "--shards", "2"], "pip install 'ragdive[ray]'"),
+    ],
+)
+def test_a_wrong_executor_for_one_run_is_one_error_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, extra: list[str], says: str
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    path = tmp_path / "experiment.yaml"
+    path.write_text(yaml.safe_dump(base_experiment(tmp_path)))
+    assert main(["run", str(path), "--output", str(tmp_path / "out"), *extra]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_each_part_of_a_split_run_gets_its_share_of_limits_and_of_the_budget_left(tmp_path: Path) -> None:
+    base = base_experiment(tmp_path)
+    base["models"]["judge"]["max_concurrency"] = 8
+    base["simulation"]["concurrency"] = 9
+    base["evaluation"]["concurrency"] = 1
+    base["budget"] = {"max_tokens": 1000}
+    config = ExperimentConfig.model_validate(base)
+    part = shard_config(config, shards=4, at_once=2, spent=Totals(prompt_tokens=300, completion_tokens=100))
+    judge = part.models.for_role("judge")
+    assert judge is not None and judge.max_concurrency == 4  # 1/2: two parts at once
+    assert part.simulation.concurrency == 4 and part.evaluation.concurrency == 1  # never below one
+    assert part.budget.max_tokens == 400 + 600 // 4  # what was spent, plus 1/4 of what is left: four parts in all
+    assert config.models.for_role("judge").max_concurrency == 8  # type: ignore[union-attr]
 
 
 def test_an_address_where_nothing_listens_is_one_error_in_seconds() -> None:
