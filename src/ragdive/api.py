@@ -118,18 +118,34 @@ async def arun(
     resume: str | Path | None = None,
     no_cache: bool = False,
     cache_dir: str | Path | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    shards: int | None = None,
     **overrides: Any,
 ) -> RunResult:
     """Simulate, then score, into one run directory (`ragdive run`). A spent budget returns status
-    ``budget_exceeded`` with the finished work kept; continue with ``resume=result.run_dir``."""
+    ``budget_exceeded`` with the finished work kept; continue with ``resume=result.run_dir``. With
+    ``executor="ray"`` the conversations are split into ``shards`` parts on Ray workers (``address``: a cluster,
+    else a local instance), as `ragdive run --executor ray`; a part that failed raises WorkerFailed."""
+    from .executors import check_executor
     from .pipeline import prepare_experiment, run_experiment
 
+    check_executor(executor, address, shards)
     experiment = load_experiment(config, **overrides)
     async with AsyncExitStack() as resources:
+        split = None
+        if executor == "ray":
+            from .executors.ray_shards import run_sharded, split_executor
+
+            split = split_executor(address, shards)
+            resources.callback(split[0].close)
         prepared = await prepare_experiment(
             experiment, resources, resume=_path(resume), output=_path(output), no_cache=no_cache, cache_dir=cache_dir
         )
-        outcome = await run_experiment(prepared)
+        if split is not None:
+            outcome = await run_sharded(experiment, prepared, *split, no_cache=no_cache, cache_dir=cache_dir)
+        else:
+            outcome = await run_experiment(prepared)
     return _result(outcome.store, outcome.metrics if outcome.stage == "evaluation" else None, outcome.error)
 
 
@@ -203,14 +219,19 @@ async def asweep(
     arrow: str = "absolute:0.05",
     no_cache: bool = False,
     cache_dir: str | Path | None = None,
+    executor: str = "local",
+    address: str | None = None,
 ) -> SweepResult:
     """Run a sweep (`ragdive sweep`): a path to its YAML or the sweep config as a mapping (a relative ``base``
-    is then read from the current directory). ``resume=True`` continues the sweep in ``output``."""
+    is then read from the current directory). ``resume=True`` continues the sweep in ``output``.
+    ``executor="ray"`` runs its runs on Ray workers (``address``: a cluster, else a local instance)."""
     from .analysis.arrows import ArrowRule
     from .config.sweep import SweepConfig
+    from .executors import check_executor
     from .pipeline.sweep import open_sweep, run_sweep, static_dataset_path
     from .pipeline.sweep_plan import plan_sweep
 
+    check_executor(executor, address)
     rule = ArrowRule.parse(arrow)
     file = Path(config) if isinstance(config, str | Path) else None
     sweep = load_config(file, SweepConfig) if file else validate_config(dict(config), SweepConfig, source="sweep")  # type: ignore[arg-type]
@@ -221,8 +242,20 @@ async def asweep(
         if output is not None
         else Path(sweep.output_dir) / (sweep.name or (file.stem if file else "sweep"))
     )
-    store = open_sweep(plan, directory, resume=resume)
-    outcome = await run_sweep(plan, store, static_dataset=dataset, no_cache=no_cache, cache_dir=cache_dir, arrow=rule)
+    runner = None
+    if executor == "ray":  # started before the sweep directory: a missing extra or a wrong address leaves none
+        from .executors.ray import RayExecutor
+
+        runner = RayExecutor.for_plan(plan, address=address)
+        runner.start()
+    try:
+        store = open_sweep(plan, directory, resume=resume)
+        outcome = await run_sweep(
+            plan, store, static_dataset=dataset, no_cache=no_cache, cache_dir=cache_dir, arrow=rule, executor=runner
+        )
+    finally:
+        if runner is not None:
+            runner.close()
     return SweepResult(store.path, outcome.status, dict(outcome.statuses), outcome.tables or {}, dict(outcome.errors))
 
 

@@ -106,7 +106,7 @@ def test_a_wrong_executor_is_one_error_before_any_run(
     ("extra", "says"),
     [
         (["--executor", "dask"], "--executor dask: choose local or ray"),
-        (["--shards", "2"], "--address and --shards are for --executor ray"),
+        (["--shards", "2"], "--shards is for --executor ray"),
         (["--executor", "ray", "--shards", "2"], "pip install 'ragdive[ray]'"),
     ],
 )
@@ -162,3 +162,21 @@ def test_a_killed_workers_scratch_directory_is_removed_by_the_next_worker(
         (path / "runs").mkdir(parents=True)
     _remove_orphans()
     assert not orphan.exists() and live.exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"executor": "dask"}, "--executor dask: choose local or ray"),
+        ({"shards": 2}, "--shards is for --executor ray"),
+        ({"executor": "ray", "shards": 0}, "--shards 0: at least 1"),
+    ],
+)
+def test_the_python_api_checks_the_executor_before_any_run(
+    tmp_path: Path, options: dict[str, object], says: str
+) -> None:
+    import ragdive
+
+    with pytest.raises(ConfigError, match=says):
+        ragdive.run(base_experiment(tmp_path), output=tmp_path / "out", **options)
+    assert not (tmp_path / "out").exists()

@@ -105,3 +105,20 @@ def test_a_part_whose_worker_is_killed_fails_the_run_keeping_the_rest_and_resume
 
     resumed = run_records(_run_resume(experiment, run))
     same_work({"run": resumed}, {"run": local}, all_spend_recorded=False)
+
+
+def test_the_python_api_splits_a_run_on_ray_as_the_command_line_does(local_ray: Any, tmp_path: Path) -> None:
+    import ragdive
+
+    experiment = _experiment(tmp_path, conversations=4)
+    local = run_records(_run(experiment, tmp_path / "local"))
+    result = ragdive.run(experiment, output=tmp_path / "ray", no_cache=True, executor="ray", shards=2)
+    assert result.status == "finished" and set(result.metrics) == {
+        "faithfulness",
+        "context_precision",
+        "context_recall",
+        "correctness",
+        "forgetfulness",
+        "context_retention",
+    }
+    assert run_records(result.run_dir) == local

@@ -83,15 +83,10 @@ class RayParts:
 
     @classmethod
     def start(cls, address: str | None, shards: int | None) -> RayParts:
-        """Connect (or start a local instance) now: a missing extra or a wrong address is one error before any
-        run exists. Without ``shards``, one part per CPU of the cluster."""
-        from ..executors.ray import RayExecutor, cluster_cpus
+        from ..executors.ray_shards import split_executor
 
-        executor = RayExecutor(address=address)
-        executor.start()
-        cpus = cluster_cpus()
-        parts = shards or cpus
-        executor.concurrency = at_once = min(parts, cpus)  # a worker holds a CPU: more at once would never start
+        executor, parts = split_executor(address, shards)
+        at_once = executor.concurrency
         console.print(
             f"ray: the run in {parts} parts, {at_once} at once, each with 1/{at_once} of every limit", markup=False
         )

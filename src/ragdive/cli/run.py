@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from ..config import load_config
-from ..errors import ConfigError
+from ..executors import check_executor
 from ..pipeline import with_overrides
 from ._experiment import RayParts, run_pipeline
 
@@ -35,10 +35,7 @@ def run_cmd(
     """Simulate conversations with the target, then score them with the judge: one run directory holds both.
     Prints the per-metric summary and the run directory. With --executor ray the conversations are split into
     parts, each simulated and scored on a Ray worker; the run directory is written here, as for a local run."""
-    if executor not in ("local", "ray"):
-        raise ConfigError(f"--executor {executor}: choose local or ray")
-    if executor != "ray" and (address is not None or shards is not None):
-        raise ConfigError("--address and --shards are for --executor ray")
+    check_executor(executor, address, shards)
     experiment = with_overrides(
         load_config(config), model, conversations=conversations, max_turns=max_turns, repeat=repeat
     )

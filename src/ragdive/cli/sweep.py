@@ -12,7 +12,7 @@ import typer
 from ..analysis.arrows import ArrowRule
 from ..config import load_config
 from ..config.sweep import SweepConfig
-from ..errors import ConfigError
+from ..executors import check_executor
 from ..pipeline.sweep import Executor, SweepHooks, SweepOutcome, open_sweep, run_sweep, static_dataset_path
 from ..pipeline.sweep_plan import PlannedRun, SweepPlan, estimate_calls, plan_sweep
 from .display import EXIT_BUDGET, console
@@ -96,10 +96,7 @@ def sweep_cmd(
     Table 2 (baseline repeats), Table 4 (cells vs the baseline band, `*` outside) and, with a static arm,
     Table 5 (dynamic | static, arrows). The sweep directory is printed last."""
     rule = ArrowRule.parse(arrow)
-    if executor not in ("local", "ray"):
-        raise ConfigError(f"--executor {executor}: choose local or ray")
-    if address is not None and executor != "ray":
-        raise ConfigError("--address is for --executor ray")
+    check_executor(executor, address)
     sweep = load_config(config, SweepConfig)
     plan = plan_sweep(sweep, config)
     dataset = static_dataset_path(plan, config)

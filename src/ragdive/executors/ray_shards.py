@@ -29,14 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ExperimentConfig
-from ..errors import ConfigError, WorkerFailed
+from ..errors import WorkerFailed
 from ..pipeline import PipelineOutcome, PreparedExperiment
 from ..records import RunManifest, Score, Totals
 from ..simulation import RunObserver, RunOutcome, Shard
 from ..store import RunRecorder
 from ..store.mirror import RunBatch, RunMirror, run_files
 from ..store.recorder import spend_since
-from .ray import RayExecutor, _ray, ray_error, worker_share
+from . import check_executor
+from .ray import RayExecutor, _ray, cluster_cpus, ray_error, worker_share
 from .ray_worker import ShardOrder
 
 ENDINGS = ("failed", "budget_exceeded", "interrupted")
@@ -62,6 +63,18 @@ def shard_config(config: ExperimentConfig, shards: int, at_once: int, spent: Tot
     )
 
 
+def split_executor(address: str | None, shards: int | None) -> tuple[RayExecutor, int]:
+    """A started executor for one run split into ``shards`` parts (default: one per CPU of the cluster), running
+    at most one part per CPU at once (a worker holds a CPU: more at once would never start), and the parts.
+    Connecting now makes a missing extra or a wrong address one error before any run exists."""
+    executor = RayExecutor(address=address)
+    executor.start()
+    cpus = cluster_cpus()
+    parts = shards or cpus
+    executor.concurrency = min(parts, cpus)
+    return executor, parts
+
+
 @dataclass
 class _Part:
     shard: Shard
@@ -84,8 +97,7 @@ async def run_sharded(
     workers. A part that failed raises WorkerFailed once every part has ended (the run's manifest says
     ``failed``); a spent budget returns ``budget_exceeded``; cancellation marks the run ``interrupted``.
     ``observer`` and ``on_score`` hear of the records as the driver writes them (every poll, not every call)."""
-    if shards < 1:
-        raise ConfigError(f"--shards {shards}: at least 1")
+    check_executor("ray", None, shards)
     store = prepared.store
     plans = prepared.simulation.runner.plans
     recorder = RunRecorder(store)
