@@ -129,11 +129,15 @@ def test_each_part_of_a_split_run_gets_its_share_of_limits_and_of_the_budget_lef
     base["evaluation"]["concurrency"] = 1
     base["budget"] = {"max_tokens": 1000}
     config = ExperimentConfig.model_validate(base)
-    part = shard_config(config, shards=4, at_once=2, spent=Totals(prompt_tokens=300, completion_tokens=100))
+    start = Totals(prompt_tokens=300, completion_tokens=100)
+    part = shard_config(config, shards=4, at_once=2, run_start=start, seeded=start)
     judge = part.models.for_role("judge")
     assert judge is not None and judge.max_concurrency == 4  # 1/2: two parts at once
     assert part.simulation.concurrency == 4 and part.evaluation.concurrency == 1  # never below one
     assert part.budget.max_tokens == 400 + 600 // 4  # what was spent, plus 1/4 of what is left: four parts in all
+    # a part started after two others spent 250 tokens: its worker's totals start there, its share stays 150
+    later = shard_config(config, 4, 2, run_start=start, seeded=Totals(prompt_tokens=550, completion_tokens=100))
+    assert later.budget.max_tokens == 650 + 150
     assert config.models.for_role("judge").max_concurrency == 8  # type: ignore[union-attr]
 
 

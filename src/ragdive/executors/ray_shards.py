@@ -12,8 +12,8 @@ twice or lost across a resume.
 At most one part per CPU of the cluster runs at once (a worker holds a CPU; the other parts wait for a free worker),
 and limits are static shares, as for a sweep's runs on Ray: with K parts at once each gets ``1/K`` of every model's
 ``max_concurrency`` and ``requests_per_minute``, of ``simulation.concurrency`` (the most requests the target gets
-at once stays the config's) and of ``evaluation.concurrency``, and ``1/N`` of what is left of the budget. A part
-that finishes early does not lend its share to the others.
+at once stays the config's) and of ``evaluation.concurrency``, and ``1/N`` of the budget left when the run started
+(or resumed). A part that finishes early does not lend its share, of limits or of budget, to the others.
 
 The run ends ``failed`` when a part failed (its worker died, or its pipeline failed: the other parts go on to their
 end first), ``budget_exceeded`` when a part spent its share, ``interrupted`` on cancellation, else ``finished``;
@@ -44,23 +44,31 @@ ENDINGS = ("failed", "budget_exceeded", "interrupted")
 """How a split run ends when its parts ended differently: the first of these any part reached, else finished."""
 
 
-def shard_config(config: ExperimentConfig, shards: int, at_once: int, spent: Totals) -> ExperimentConfig:
+def shard_config(
+    config: ExperimentConfig, shards: int, at_once: int, run_start: Totals, seeded: Totals
+) -> ExperimentConfig:
     """One part's config: its share (among the ``at_once`` parts running together) of every model's limits and of
-    both concurrencies, and its share (among all ``shards``) of the budget left."""
+    both concurrencies, and 1/``shards`` of the budget left when the run (this session of it) started. The
+    worker checks its budget against the totals it was seeded with (``seeded``: the run's, with what the parts
+    before it spent) plus its own spend, so its limit is ``seeded``'s spend plus its share."""
     share = worker_share(config, at_once)
     simulation = share.simulation.model_copy(update={"concurrency": max(1, config.simulation.concurrency // at_once)})
     evaluation = share.evaluation.model_copy(update={"concurrency": max(1, config.evaluation.concurrency // at_once)})
     budget = config.budget
     changes: dict[str, Any] = {}
     if budget.max_tokens is not None:
-        used = (spent.prompt_tokens or 0) + (spent.completion_tokens or 0)
-        changes["max_tokens"] = used + max(1, (budget.max_tokens - used) // shards)
+        left = budget.max_tokens - _tokens(run_start)
+        changes["max_tokens"] = _tokens(seeded) + max(1, left // shards)
     if budget.max_cost_usd is not None:
-        used_usd = spent.cost_usd or 0.0
-        changes["max_cost_usd"] = used_usd + max(1e-9, (budget.max_cost_usd - used_usd) / shards)
+        left_usd = budget.max_cost_usd - (run_start.cost_usd or 0.0)
+        changes["max_cost_usd"] = (seeded.cost_usd or 0.0) + max(1e-9, left_usd / shards)
     return share.model_copy(
         update={"simulation": simulation, "evaluation": evaluation, "budget": budget.model_copy(update=changes)}
     )
+
+
+def _tokens(totals: Totals) -> int:
+    return (totals.prompt_tokens or 0) + (totals.completion_tokens or 0)
 
 
 def split_executor(address: str | None, shards: int | None) -> tuple[RayExecutor, int]:
@@ -124,7 +132,8 @@ async def run_sharded(
     async def run_part(part: _Part) -> None:
         ids = {plan.id for plan in plans if part.shard.holds(plan.index)}
         files = run_files(store.path, ids)
-        seeded = RunManifest.model_validate_json(files["manifest.json"]).totals.spend
+        seeded_totals = RunManifest.model_validate_json(files["manifest.json"]).totals
+        seeded = seeded_totals.spend
         part_recorder = RunRecorder(store)
 
         def add_spend(manifest: dict[str, Any]) -> None:
@@ -132,7 +141,7 @@ async def run_sharded(
             totals[0] = part_recorder.record(spend=spend_since(seeded, now.spend), limits=now.limits).totals
 
         order = ShardOrder(
-            config=shard_config(config, shards, executor.concurrency, started.totals),
+            config=shard_config(config, shards, executor.concurrency, started.totals, seeded_totals),
             shard=part.shard,
             run_id=store.path.name,
             files=files,
