@@ -13,7 +13,11 @@ For each latency L and size C conversations x T turns:
   peak in flight, whichever is longest;
 - overlap of simulating and judging: when the last conversation was written, when the first and last score were;
 - calls/s through the openai backend at L = 0 with the cache off, and on (every call a miss: the write cost), next
-  to the plain SDK.
+  to the plain SDK;
+- DeepEval side by side (``--deepeval L:CxT``, default 0.1:50x3; skipped with the reason when deepeval is not
+  installed, or with ``--no-deepeval``): its simulator and multi-turn metrics on the same stub at the same size
+  (benchmarks/deepeval_side.py), at each side's defaults and with every limit at 100: wall time, judge requests
+  per turn and judge prompt characters per turn (Ragas's per-turn figures: benchmarks/judge_calls.py).
 
     python benchmarks/throughput.py                                    # defaults: a few minutes on 2 cores
     python benchmarks/throughput.py --runs 0.1:200x5 --runs 1:20x5     # the issue's figures
@@ -223,6 +227,36 @@ def parse_run(text: str) -> tuple[float, int, int]:
     return float(latency), int(conversations), int(turns)
 
 
+def measure_deepeval(corpus: Path, latency: float, conversations: int, turns: int) -> None:
+    """ragdive and DeepEval (simulator + multi-turn metrics, benchmarks/deepeval_side.py) on one stub, the same
+    size and latency: at each side's defaults, and with every limit at 100."""
+    label = f"L = {latency:g} s, {conversations} x {turns}"
+    try:
+        import deepeval_side
+    except ImportError as exc:
+        print(f"\nDeepEval side by side ({label}): skipped: deepeval is not installed ({exc}); extra `deepeval`")
+        return
+    print(f"\nDeepEval side by side ({label}); judge prompts in characters (messages + schema), not tokens")
+    with StubProcess(latency_s=latency, reply=deepeval_side.REPLY) as stub, tempfile.TemporaryDirectory() as tmp:
+        for concurrency in (None, 100):
+            config = experiment(stub.base_url, corpus, Path(tmp) / str(concurrency), conversations, turns, concurrency)
+            ours = asyncio.run(ragdive_run(stub, config))
+            theirs = asyncio.run(deepeval_side.deepeval_run(stub, conversations, turns, concurrency))
+            judged = [b for b in ours.bodies if b.get("model") == "stub-judge"]
+            ours_chars = sum(map(deepeval_side.prompt_chars, judged))
+            setting = "defaults" if concurrency is None else f"concurrency {concurrency}"
+            print(
+                f"  {setting:<16} ragdive {ours.wall:7.2f} s   DeepEval {theirs.wall:7.2f} s "
+                f"(simulation {theirs.simulated:.2f} s)   DeepEval / ragdive {theirs.wall / ours.wall:5.2f}"
+            )
+            turns_ours, turns_theirs = max(1, ours.turns), max(1, theirs.turns)
+            print(
+                f"  {'':<16} judge requests per turn: ragdive {len(judged) / turns_ours:.2f}, "
+                f"DeepEval {theirs.judge_requests / turns_theirs:.2f}; judge prompt characters per turn: "
+                f"ragdive {ours_chars / turns_ours:,.0f}, DeepEval {theirs.judge_chars / turns_theirs:,.0f}"
+            )
+
+
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -300,19 +334,19 @@ def main() -> None:
     parser.add_argument("--cache-concurrency", type=int, default=64)
     parser.add_argument("--cache-rounds", type=int, default=5)
     parser.add_argument("--no-cache-figures", action="store_true")
-    parser.add_argument("--only-cache-figures", action="store_true", help="skip the runs")
+    parser.add_argument("--only-cache-figures", action="store_true", help="skip the runs (and DeepEval)")
+    parser.add_argument("--deepeval", default="0.1:50x3", help="LATENCY:CxT of the DeepEval side by side")
+    parser.add_argument("--no-deepeval", action="store_true", help="skip the DeepEval side by side")
     args = parser.parse_args()
     print(f"load average at start: {load()} ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory() as tmp:
         corpus = args.corpus or synthetic_corpus(Path(tmp) / "corpus")
         for run in [] if args.only_cache_figures else args.runs or DEFAULT_RUNS:
             measure_latency(args, corpus, *parse_run(run))
+        if not (args.no_deepeval or args.only_cache_figures):
+            measure_deepeval(corpus, *parse_run(args.deepeval))
     if not args.no_cache_figures:
         measure_cache(args)
-    print(
-        "\nDeepEval side by side: skipped: its simulator and multi-turn metrics take over a minute per 50 x 3 run "
-        "here (issue 13's table); not cheap enough for this benchmark's default"
-    )
     print(f"load average at end: {load()}")
 
 

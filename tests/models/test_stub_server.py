@@ -173,3 +173,23 @@ def test_ragdive_roles_reply_quotes_the_document_accepts_and_answers_with_contex
         answer = httpx.post(f"{server.base_url}/chat/completions", json=plain).json()
         assert answer["contexts"][0]["text"] == TARGET_CONTEXT
         assert answer["choices"][0]["message"]["content"].startswith("The stub answers")
+
+
+def test_other_simulators_reply_keeps_a_conversation_going_and_otherwise_answers_as_ragdive_roles() -> None:
+    import json
+
+    from ragdive.testing.role_replies import other_simulators, ragdive_roles
+
+    class Completion(BaseModel):  # the shape of DeepEval's completion check
+        is_complete: bool
+        reason: str
+
+    def structured(schema: type[BaseModel]) -> dict[str, object]:
+        fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": schema.model_json_schema()}}
+        return {"messages": [{"role": "user", "content": "Is the conversation done?"}], "response_format": fmt}
+
+    verdict = other_simulators(structured(Completion))
+    assert isinstance(verdict, str) and Completion.model_validate_json(verdict).is_complete is False
+    assert json.loads(ragdive_roles(structured(Completion)))["is_complete"] is True  # what it would say otherwise
+    plain = {"model": "rag", "messages": [{"role": "user", "content": "hi"}]}
+    assert other_simulators(plain) == ragdive_roles(plain)

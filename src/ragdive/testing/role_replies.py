@@ -45,6 +45,16 @@ def ragdive_roles(body: dict[str, Any]) -> Reply:
     return json.dumps(answer)
 
 
+def other_simulators(body: dict[str, Any]) -> Reply:
+    """As ragdive_roles, and "not complete" to another simulator's completion check (DeepEval's controller asks
+    for ``is_complete``), so its conversations run their full number of turns, as ragdive's do: for side-by-side
+    benchmarks on one stub (benchmarks/deepeval_side.py)."""
+    schema = _schema(body) or {}
+    if "is_complete" in schema.get("properties", {}):
+        return json.dumps({"is_complete": False, "reason": "the user has more to ask"})
+    return ragdive_roles(body)
+
+
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
     fmt = body.get("response_format")
     if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
