@@ -130,3 +130,31 @@ def test_context_from_config_honours_no_cache_and_cache_dir(tmp_path: Path) -> N
     assert ctx.cache is not None and ctx.cache.directory == tmp_path / "cli"
     off = ExperimentConfig.model_validate({"cache": {"enabled": False}})
     assert ModelContext.from_config(off).cache is None
+
+
+def test_a_key_is_the_sha256_of_its_request_s_canonical_json_so_caches_written_before_still_answer() -> None:
+    """Stored entries are found by this exact digest: a change of the key's bytes would turn every cache on disk
+    into misses (and a cached re-run into paid calls). This pins the recipe, non-ASCII text and all."""
+    import hashlib
+    import json
+
+    params = GenerateParams(temperature=0.2, max_tokens=64)
+    key = cache_key(
+        model="openai/m",
+        base_url=None,
+        messages=[Message(role="user", content="Qu'est-ce que l'été ? ☃")],
+        schema='{"type":"object"}',
+        params=params,
+        repeat_index=2,
+    )
+    payload = {
+        "v": cache_module.SCHEMA_VERSION,
+        "model": "openai/m",
+        "base_url": "",
+        "messages": [["user", "Qu'est-ce que l'été ? ☃"]],
+        "schema": '{"type":"object"}',
+        "params": params.model_dump(exclude_none=True),
+        "repeat": 2,
+    }
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    assert key == hashlib.sha256(blob.encode("utf-8")).hexdigest()
