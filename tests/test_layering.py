@@ -38,7 +38,7 @@ ALLOWED: dict[str, set[str]] = {
     "interop": {"store"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
     "executors": {"pipeline", "simulation", "models", "store"},
-    "api": {"pipeline", "executors", "simulation", "evaluation", "store", "analysis", "interop"},
+    "api": {"pipeline", "executors", "simulation", "evaluation", "store", "analysis", "interop", "sync_edge"},
     "cli": {
         "executors",
         "pipeline",

@@ -13,10 +13,7 @@ and ``max_turns`` are the command line's ``--model``, ``--conversations`` and ``
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +26,7 @@ from .config.loader import format_validation_error
 from .errors import ConfigError
 from .records import Totals
 from .store import RunStore
+from .sync_edge import run_sync
 
 T = TypeVar("T")
 ConfigLike = ExperimentConfig | Mapping[str, Any] | str | Path
@@ -356,55 +354,3 @@ def _names(metrics: Sequence[str] | None) -> str | None:
 
 def _path(value: str | Path | None) -> Path | None:
     return None if value is None else Path(value)
-
-
-def run_sync(make: Callable[[], Awaitable[T]]) -> T:
-    """Run the coroutine ``make()`` to the end in an event loop of its own. When this thread already runs a loop
-    (a notebook), that loop cannot be re-entered: a fresh thread gets the new loop, and this one waits. Ctrl-C
-    while waiting cancels the work in that thread (the run is marked ``interrupted``, as on the command line),
-    then reaches the caller as KeyboardInterrupt."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_awaited(make))
-    started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
-    outcome: dict[str, Any] = {}
-    done = threading.Event()  # not Thread.join: a join interrupted by Ctrl-C may return early afterwards
-    stopping = threading.Event()
-
-    async def main() -> T:
-        task = asyncio.current_task()
-        assert task is not None
-        started.append((asyncio.get_running_loop(), task))
-        if stopping.is_set():  # Ctrl-C came before this loop was there to cancel
-            raise asyncio.CancelledError
-        return await make()
-
-    def in_thread() -> None:
-        try:
-            outcome["value"] = asyncio.run(main())
-        except BaseException as exc:  # handed to the caller's thread, whatever it is
-            outcome["error"] = exc
-        finally:
-            done.set()
-
-    worker = threading.Thread(target=in_thread, name="ragdive-api")
-    worker.start()
-    try:
-        while not done.wait(0.1):  # short waits: a Ctrl-C is seen here at once, not when the run ends
-            pass
-    except KeyboardInterrupt:
-        stopping.set()
-        for loop, task in started:
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the work had already ended
-                loop.call_soon_threadsafe(task.cancel)
-        done.wait()
-        worker.join()
-        raise
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]  # type: ignore[no-any-return]
-
-
-async def _awaited(make: Callable[[], Awaitable[T]]) -> T:
-    return await make()
