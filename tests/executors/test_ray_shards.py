@@ -101,7 +101,7 @@ def test_a_part_whose_worker_is_killed_fails_the_run_keeping_the_rest_and_resume
     (run,) = [p for p in out.iterdir() if (p / "manifest.json").is_file()]
     cut = run_records(run)
     assert cut["status"] == "failed"
-    assert 3 <= len(cut["conversations"]) < 6 or len(cut["scores"]) < len(local["scores"])  # the other part ended
+    assert len(cut["conversations"]) >= 3  # the other part's three, at least: it ran to its end
 
     resumed = run_records(_run_resume(experiment, run))
     same_work({"run": resumed}, {"run": local}, all_spend_recorded=False)

@@ -114,23 +114,21 @@ class RunTail:
 
 class RunMirror:
     """The driver's side: applies batches to the run directory in the sweep, creating it with the first
-    manifest. With ``on_manifest`` (a run split among several workers, whose manifests each tell one part) the
-    run must exist, and each worker manifest goes to that callback instead of being written."""
+    manifest (or, for one part of a split run, see ``part``)."""
 
-    def __init__(self, path: Path, on_manifest: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self, path: Path, *, store: RunStore | None = None, on_manifest: Callable[[dict[str, Any]], None] | None = None
+    ) -> None:
         self.path = path
-        self._store: RunStore | None = RunStore(path) if (path / MANIFEST).is_file() else None
+        self._store: RunStore | None = store or (RunStore(path) if (path / MANIFEST).is_file() else None)
         self._on_manifest = on_manifest
-        if on_manifest is not None and self._store is None:
-            raise StoreError(f"{path}: no run to mirror parts of")
 
     @classmethod
     def part(cls, store: RunStore, on_manifest: Callable[[dict[str, Any]], None]) -> RunMirror:
-        """A mirror of one part of a split run, appending through ``store`` (the one all parts share, so every
-        file has one appender)."""
-        mirror = cls(store.path, on_manifest)
-        mirror._store = store
-        return mirror
+        """A mirror of one part of a split run, appending through ``store`` (the run all parts share, so every
+        file has one appender); each worker manifest, which tells of that part only, goes to ``on_manifest``
+        instead of being written."""
+        return cls(store.path, store=store, on_manifest=on_manifest)
 
     def apply(self, batch: RunBatch) -> None:
         if self._store is None:
