@@ -26,7 +26,7 @@ from ..models import Model, apply_model_overrides
 from ..records import Turn, Usage
 from .evaluator import Evaluator
 from .judging import JudgeProtocol
-from .metrics import ConversationMetric, TurnMetric, all_metrics, metric_info
+from .metrics import ConversationMetric, TurnMetric, configured_metrics, metric_info
 from .metrics.base import Outcome, Unscorable
 
 PREFIX = "ragas_"
@@ -150,7 +150,7 @@ class RagasEvaluator(Evaluator):
         super().__init__(judge, metrics)
 
     def build_metrics(self, names: list[str] | None) -> tuple[list[TurnMetric], list[ConversationMetric]]:
-        names = [m.name for m in all_metrics()] if names is None else names
+        names = configured_metrics(names)
         dropped = [m for m in names if m not in RAGAS_METRICS]
         if dropped:
             self.notes.append(f"ragas engine: {', '.join(dropped)} not computed (ragdive engine only)")

@@ -70,6 +70,9 @@ def _judge_prompt(messages: list[Message]) -> str:
     return messages[-1].content
 
 
+REFUSAL_PHRASES = ("not in the knowledge base", "i don't know", "does not say", "no answer")
+
+
 def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
     """Verdicts by string containment: the answer contains the ground truth, a context contains it, and so on."""
     prompt = _judge_prompt(messages)
@@ -90,6 +93,14 @@ def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
         return {"reason": "nothing lost", "lost": [], "forgot": False}
     if name == "ContextRetentionVerdict":
         return {"reason": "kept", "lost": [], "retained": True}
+    if name == "ConversationFaithfulnessVerdict":
+        here = answer.lower() in contexts.lower()
+        earlier = not here and answer.lower() in _section(prompt, "EARLIER TURNS").lower()
+        support = "current_contexts" if here else "earlier_contexts" if earlier else "none"
+        return {"claims": [{"claim": answer, "reason": "text containment", "support": support}]}
+    if name == "RefusalVerdict":
+        refused = any(phrase in answer.lower() for phrase in REFUSAL_PHRASES)
+        return {"reason": "says it has no answer" if refused else "gives an answer", "refused": refused}
     raise ValueError(f"ragdive.testing.offline.judge: no verdict for schema {name!r}")
 
 

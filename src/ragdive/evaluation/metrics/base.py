@@ -82,9 +82,16 @@ class TurnMetric(ABC, Generic[JudgeT]):
     async def measure(self, judge: JudgeT, turn: Turn) -> Outcome:
         """Ask the judge and compute the value. Raise Unscorable when there is nothing to measure."""
 
+    async def measure_in(self, judge: JudgeT, conversation: Conversation, turn: Turn) -> Outcome:
+        """``measure`` for a metric that reads only its turn; one that reads the turns before it (faithfulness in
+        conversation) or the conversation's identity (refusals share one judgement per turn) overrides this."""
+        return await self.measure(judge, turn)
+
     async def score(self, judge: JudgeT, conversation: Conversation, turn: Turn) -> Score:
         common = {"conversation_id": conversation.id, "turn_index": turn.index, **self.identity()}
-        return await _judged_score(judge, common, self.precheck(turn), lambda: self.measure(judge, turn))
+        return await _judged_score(
+            judge, common, self.precheck(turn), lambda: self.measure_in(judge, conversation, turn)
+        )
 
 
 class ConversationMetric(ABC, Generic[JudgeT]):

@@ -36,6 +36,9 @@ class MetricInfo:
     prompt: str | None
     """The judge prompt's file stem under evaluation/prompts (every profile's variant counts in the fingerprint)."""
     cls: type
+    default: bool = True
+    """Scored when a config names no metrics. The paper's six are; metrics that cost a judge call per turn beyond
+    the paper's (refusals, faithfulness in conversation, citations) are scored when named."""
 
     @property
     def lower_is_better(self) -> bool:
@@ -62,6 +65,7 @@ def metric(
     direction: Direction = "higher",
     version: int = 1,
     prompt: str | None = None,
+    default: bool = True,
 ) -> type:
     """Class decorator registering a metric. A second metric with the same name is a bug, not an override."""
     unknown = set(inputs) - INPUTS
@@ -72,7 +76,9 @@ def metric(
         if name in _REGISTRY and _REGISTRY[name].cls is not cls:
             raise ValueError(f"metric {name!r} is registered twice ({_REGISTRY[name].cls.__name__}, {cls.__name__})")
         cls.name = name  # type: ignore[attr-defined]
-        _REGISTRY[name] = MetricInfo(name, kind, direction, version, tuple(inputs), prompt or name, cls)
+        _REGISTRY[name] = MetricInfo(
+            name, kind, direction, version, tuple(inputs), prompt or name, cls, default=default
+        )
         return cls
 
     return register  # type: ignore[return-value]
@@ -122,7 +128,7 @@ def check_metric_names(names: list[str], *, kind: Kind | None = None, why: str =
 
 
 def configured_metrics(names: list[str] | None, *, kind: Kind | None = None) -> list[str]:
-    """The metric names a config asks for, checked; None (the config left them out): every registered one."""
+    """The metric names a config asks for, checked; None (the config left them out): every default one."""
     if names is None:
-        return [m.name for m in all_metrics(kind)]
+        return [m.name for m in all_metrics(kind) if m.default]
     return check_metric_names(names, kind=kind)
