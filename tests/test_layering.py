@@ -36,9 +36,10 @@ ALLOWED: dict[str, set[str]] = {
     "demo": set(),
     "report": {"store", "analysis"},
     "interop": {"store"},
+    "gate": {"store", "analysis"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
     "executors": {"pipeline", "simulation", "models", "store"},
-    "api": {"pipeline", "executors", "simulation", "evaluation", "store", "analysis", "interop", "sync_edge"},
+    "api": {"pipeline", "executors", "simulation", "evaluation", "store", "analysis", "interop", "sync_edge", "gate"},
     "cli": {
         "executors",
         "pipeline",
@@ -52,6 +53,8 @@ ALLOWED: dict[str, set[str]] = {
         "demo",
         "report",
         "interop",
+        "gate",
+        "api",
     },
 }
 

@@ -354,3 +354,28 @@ def _names(metrics: Sequence[str] | None) -> str | None:
 
 def _path(value: str | Path | None) -> Path | None:
     return None if value is None else Path(value)
+
+
+def gate(
+    target: str | Path,
+    rules: Mapping[str, str | Sequence[str]] | None = None,
+    *,
+    baseline: str | Path | None = None,
+    max_drop: Mapping[str, float] | None = None,
+) -> Any:
+    """The CI gate (`ragdive gate`): ``target`` is a run, ``a,b,c`` repeats or a sweep directory; ``rules`` maps a
+    metric to ">= 0.9", "<= 0.2 per turn", ">= 0.5 per conversation", ">= 0.9 in at least 4 of 5 repeats" (or a
+    list of them); none given: the runs' own `evaluation.gate`. ``max_drop`` with ``baseline``: the largest drop
+    per metric that fails only outside the paired test's CI. Returns a ragdive.gate.GateResult; no rule anywhere
+    is a ConfigError (never a silent pass)."""
+    from .config.gate import parse_gate
+    from .evaluation.metrics import LOWER_IS_BETTER
+    from .gate.use_case import gate_runs
+
+    try:
+        parsed = parse_gate({k: v if isinstance(v, str) else list(v) for k, v in (rules or {}).items()})
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return gate_runs(
+        target, rules=parsed, baseline=baseline, max_drop=dict(max_drop or {}), lower_is_better=LOWER_IS_BETTER
+    )

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("simulate", "simulate_cmd"),
     "evaluate": ("evaluate", "evaluate_cmd"),
     "compare": ("compare", "compare_cmd"),
+    "gate": ("gate", "gate_cmd"),
     "static": ("static", "static_cmd"),
     "serve-rag": ("serve_rag", "serve_rag"),
     "analyze": ("analyze", "analyze_cmd"),

@@ -5,6 +5,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from ._base import Section
+from .gate import GateRule, parse_gate
 
 
 class EvaluationConfig(Section):
@@ -19,6 +20,22 @@ class EvaluationConfig(Section):
     engine: Literal["ragdive", "ragas"] = "ragdive"
     """ragdive: our own judge prompts (batched, fewer calls); ragas: the four single-turn metrics through the
     Ragas library (extra `ragas`), for comparability with published numbers."""
+
+    gate: dict[str, str | list[str]] | None = None
+    """CI gate thresholds per metric (`ragdive gate`, `run --gate`): a rule such as ">= 0.9", "<= 0.2 per turn",
+    ">= 0.5 per conversation" or ">= 0.9 in at least 4 of 5 repeats", or a list of them. None: no gate."""
+
+    @field_validator("gate")
+    @classmethod
+    def _readable_gate(cls, value: dict[str, str | list[str]] | None) -> dict[str, str | list[str]] | None:
+        if value is not None:
+            if not value:
+                raise ValueError("name at least one metric and its threshold, or leave gate out")
+            parse_gate(value)  # a rule that cannot be read fails when the config loads, not when the gate runs
+        return value
+
+    def gate_rules(self) -> dict[str, list[GateRule]]:
+        return parse_gate(self.gate) if self.gate else {}
 
     @field_validator("metrics")
     @classmethod
