@@ -9,6 +9,7 @@ from ragdive.analysis import (
     RunScores,
     arrow_for,
     cluster_bootstrap_ci,
+    cluster_totals,
     compare_configurations,
     paired_test,
     summarize_by,
@@ -72,6 +73,31 @@ def test_clustered_bootstrap_ci_covers_true_mean_at_nominal_rate() -> None:
     assert 0.90 <= coverage <= 0.99, coverage
     # resampling single turns ignores the correlation and covers clearly less often
     assert naive_covered / reps < coverage - 0.1
+
+
+@pytest.mark.parametrize("clusters", [7, 300, 5000])
+def test_cluster_bootstrap_matches_scipy_percentile_bootstrap(clusters: int) -> None:
+    """The numpy resampling is scipy.stats.bootstrap's percentile method: the same interval for the same seed
+    (5,000 clusters resample in several chunks)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(clusters)
+    ids = rng.integers(0, clusters, clusters * 3)
+    values = rng.uniform(0, 1, ids.size)
+    sums, counts = cluster_totals(values, ids)
+    for seed in (0, 12345):
+        expected = stats.bootstrap(
+            (sums, counts),
+            lambda s, c, axis=-1: np.sum(s, axis=axis) / np.sum(c, axis=axis),
+            paired=True,
+            vectorized=True,
+            n_resamples=400,
+            confidence_level=0.9,
+            method="percentile",
+            random_state=seed,
+        ).confidence_interval
+        got = cluster_bootstrap_ci(values, ids, confidence=0.9, n_resamples=400, seed=seed)
+        assert got == pytest.approx((expected.low, expected.high), rel=1e-12)
 
 
 def test_cluster_bootstrap_edge_cases() -> None:
