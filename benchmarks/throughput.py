@@ -2,11 +2,16 @@
 
 For each latency L and size C conversations x T turns:
 - ragdive: a whole experiment (simulate + evaluate) through the real openai backend and an openai-chat target,
-  every role on the stub, with default settings (or --concurrency N for every limit);
+  every role on the stub, with default settings (or --concurrency N for every limit). Every call is really made:
+  the synthetic corpus has a document per conversation (each conversation starts from its own) and the stub's
+  target numbers every answer (role_replies:unique_roles), so no two conversations repeat and ragdive's own cache
+  (on, as by default, and empty) serves nothing; the requests sent and the cache hits are printed beside it;
 - the plain-SDK floor: the official `openai` client sending the very same requests (their recorded bodies) with
   as many in flight as ragdive had at its peak (counted by the stub): what HTTP and the server cost alone. Twice:
   one client for all, one client per model name as ragdive has (the in-flight split by request share), and that
-  again on the SDK's aiohttp transport (as ragdive's own calls go: ragdive.http_client); the fastest is the floor;
+  again on the SDK's aiohttp transport (as ragdive's own calls go: ragdive.http_client), and on bare aiohttp;
+  the fastest is the floor. Every request the run sent is replayed (the run's cache answered none of its calls).
+  CPU per request: this process's CPU time over the run (and over the bare-aiohttp replay) per request sent;
 - the critical-path bound: the longest chain of dependent calls (the run's longest conversation, counted from its
   record: every draft's user call, every validator call, the target's, times L; then the judge's tail after the
   last answer, as one conversation alone took it), or one conversation alone, or the requests divided by the
@@ -57,6 +62,8 @@ DEFAULT_RUNS = ("0:40x3", "0.1:50x3", "1:10x3")
 
 
 def synthetic_corpus(folder: Path, documents: int = 30) -> Path:
+    """``documents`` documents of 12 random sentences (at least as many as conversations: every conversation
+    then starts from a document of its own, so no two first questions are alike)."""
     rng = random.Random(0)
     words = [f"term{i}" for i in range(2000)]
     folder.mkdir(parents=True, exist_ok=True)
@@ -120,6 +127,11 @@ class RunFigures:
     bodies: list[dict[str, Any]]
     longest_chain: int
     """Calls in the longest conversation's chain (see chain_calls)."""
+    cache_hits: int
+    """Model calls ragdive's own cache answered (not sent): 0 when every call was really made."""
+    judge_requests: int
+    cpu: float
+    """CPU seconds this process spent during the run (the stub runs in its own process)."""
 
 
 async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
@@ -127,9 +139,10 @@ async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
     clock = Clock()
     async with AsyncExitStack() as resources:
         prepared = await prepare_experiment(config, resources, observer=clock)
-        clock.start = time.perf_counter()
+        clock.start, cpu = time.perf_counter(), time.process_time()
         outcome = await run_experiment(prepared, on_score=clock.score)
-        wall = time.perf_counter() - clock.start
+        wall, cpu = time.perf_counter() - clock.start, time.process_time() - cpu
+        cache_hits = sum(line.cached_calls for line in prepared.context.ledger.lines())
     assert outcome.status == "finished", outcome.error
     requests = stub.requests
     totals = outcome.store.read_manifest().totals
@@ -144,6 +157,9 @@ async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
         scores=totals.scores + totals.unscored,
         bodies=[r.body for r in requests],
         longest_chain=max((chain_calls(c) for c in outcome.store.current_conversations()), default=0),
+        cache_hits=cache_hits,
+        judge_requests=sum(r.body.get("model") == "stub-judge" for r in requests),
+        cpu=cpu,
     )
 
 
@@ -177,6 +193,27 @@ async def sdk_replay(base_url: str, bodies: list[dict[str, Any]], concurrency: i
         return time.perf_counter() - start
     finally:
         await client.close()
+
+
+async def aiohttp_replay(base_url: str, bodies: list[dict[str, Any]], concurrency: int) -> tuple[float, float]:
+    """The same requests on bare aiohttp (one session, ``concurrency`` in flight, the reply's JSON decoded): what
+    any Python client must spend. Returns (wall, CPU seconds of this process)."""
+    import aiohttp
+
+    queue = iter(bodies)
+    url = f"{base_url}/chat/completions"
+
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=max(1, concurrency))) as session:
+
+        async def worker() -> None:
+            for body in queue:
+                async with session.post(url, json=body) as response:
+                    response.raise_for_status()
+                    await response.json()
+
+        start, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+        return time.perf_counter() - start, time.process_time() - cpu
 
 
 async def sdk_replay_per_model(
@@ -243,6 +280,7 @@ def measure_deepeval(corpus: Path, latency: float, conversations: int, turns: in
             ours = asyncio.run(ragdive_run(stub, config))
             theirs = asyncio.run(deepeval_side.deepeval_run(stub, conversations, turns, concurrency))
             judged = [b for b in ours.bodies if b.get("model") == "stub-judge"]
+            print(f"  ragdive: {ours.requests:,} requests sent, {ours.cache_hits:,} cache hits")
             ours_chars = sum(map(deepeval_side.prompt_chars, judged))
             setting = "defaults" if concurrency is None else f"concurrency {concurrency}"
             print(
@@ -263,7 +301,7 @@ def load() -> str:
 
 def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conversations: int, turns: int) -> None:
     with (
-        StubProcess(latency_s=latency, reply="ragdive.testing.role_replies:ragdive_roles") as stub,
+        StubProcess(latency_s=latency, reply="ragdive.testing.role_replies:unique_roles") as stub,
         tempfile.TemporaryDirectory() as tmp,
     ):
         out = Path(tmp)
@@ -273,6 +311,7 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
         one_client = asyncio.run(sdk_replay(stub.base_url, big.bodies, big.peak))
         per_model = asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak))
         per_model_aio = asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak, aiohttp=True))
+        bare, bare_cpu = asyncio.run(aiohttp_replay(stub.base_url, big.bodies, big.peak))
         one = asyncio.run(ragdive_run(stub, experiment(stub.base_url, corpus, out / "one", 1, turns, None)))
     capacity = big.requests * latency / max(1, big.peak)
     judge_tail = max(0.0, one.last_score - one.simulated_at)  # after its line is written: the last judge round
@@ -280,15 +319,22 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
     bound = max(one.wall, capacity, longest)
     label = f"L = {latency:g} s, {conversations} x {turns}"
     print(
-        f"\n{label}: {big.requests:,} requests ({big.requests / max(1, big.turns):.2f} per turn), "
+        f"\n{label}: {big.requests:,} requests sent ({big.requests / max(1, big.turns):.2f} per turn; judge "
+        f"{big.judge_requests / max(1, big.turns):.2f} per turn), ragdive cache hits {big.cache_hits:,}, "
         f"peak {big.peak} in flight, {big.scores:,} scores"
     )
     print(f"  ragdive simulate + evaluate   {big.wall:8.2f} s")
-    floor = min(one_client, per_model, per_model_aio)
+    floor = min(one_client, per_model, per_model_aio, bare)
     print(f"  plain SDK, one client         {one_client:8.2f} s")
     print(f"  plain SDK, a client per model {per_model:8.2f} s")
     print(f"  the same on aiohttp           {per_model_aio:8.2f} s")
+    print(f"  bare aiohttp                  {bare:8.2f} s")
     print(f"  floor (the fastest of these)  {floor:8.2f} s   wall / floor          {big.wall / floor:6.2f}")
+    per_request, bare_per_request = 1000 * big.cpu / max(1, big.requests), 1000 * bare_cpu / max(1, big.requests)
+    print(
+        f"  CPU per request: ragdive {per_request:.2f} ms, bare aiohttp {bare_per_request:.2f} ms "
+        f"(ragdive / aiohttp {per_request / max(1e-9, bare_per_request):.2f})"
+    )
     print(
         f"  critical-path bound           {bound:8.2f} s   wall / bound          {big.wall / bound:6.2f}"
         f"   (longest conversation: {big.longest_chain} calls x L + judge tail {judge_tail:.2f} s = {longest:.2f} s;"
@@ -340,7 +386,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average at start: {load()} ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory() as tmp:
-        corpus = args.corpus or synthetic_corpus(Path(tmp) / "corpus")
+        sizes = [parse_run(run)[1] for run in [*(args.runs or DEFAULT_RUNS), args.deepeval]]
+        corpus = args.corpus or synthetic_corpus(Path(tmp) / "corpus", documents=max(30, *sizes))
         for run in [] if args.only_cache_figures else args.runs or DEFAULT_RUNS:
             measure_latency(args, corpus, *parse_run(run))
         if not (args.no_deepeval or args.only_cache_figures):

@@ -192,4 +192,18 @@ def test_other_simulators_reply_keeps_a_conversation_going_and_otherwise_answers
     assert isinstance(verdict, str) and Completion.model_validate_json(verdict).is_complete is False
     assert json.loads(ragdive_roles(structured(Completion)))["is_complete"] is True  # what it would say otherwise
     plain = {"model": "rag", "messages": [{"role": "user", "content": "hi"}]}
-    assert other_simulators(plain) == ragdive_roles(plain)
+    first, second, ours = other_simulators(plain), other_simulators(plain), ragdive_roles(plain)
+    assert isinstance(first, dict) and isinstance(second, dict) and isinstance(ours, dict)
+    assert first["text"].startswith(ours["text"]) and first["text"] != second["text"]  # the target: unique_roles
+
+
+def test_unique_roles_numbers_every_target_answer_and_leaves_the_other_roles_alone() -> None:
+    from ragdive.testing.role_replies import ragdive_roles, unique_roles
+
+    plain = {"model": "rag", "messages": [{"role": "user", "content": "hi"}]}
+    answers = [unique_roles(plain) for _ in range(3)]
+    texts = {a["text"] for a in answers if isinstance(a, dict)}
+    assert len(texts) == 3 and all(isinstance(a, dict) and a["extra"]["contexts"] for a in answers)
+    fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"properties": {"valid": {}, "failed_checks": {}}}}}
+    judged = {"messages": [{"role": "user", "content": "check"}], "response_format": fmt}
+    assert unique_roles(judged) == ragdive_roles(judged)

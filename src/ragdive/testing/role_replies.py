@@ -9,6 +9,7 @@ is on the wire (the prompt and the requested schema), like a real server.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Any
@@ -20,6 +21,7 @@ _RANKS = re.compile(r"There are (\d+) contexts")
 TARGET_CONTEXT = "The stub's one retrieved passage, returned with every answer."
 
 Reply = str | dict[str, Any]
+_ANSWERS = itertools.count(1)  # this server process's target answers so far (unique_roles)
 
 
 def ragdive_roles(body: dict[str, Any]) -> Reply:
@@ -45,6 +47,16 @@ def ragdive_roles(body: dict[str, Any]) -> Reply:
     return json.dumps(answer)
 
 
+def unique_roles(body: dict[str, Any]) -> Reply:
+    """As ragdive_roles, but every target answer is a new text (numbered), so no two conversations repeat past
+    their first question and every later user, validator and judge request is new: a throughput figure from it
+    counts calls really made, not answers the run's own cache replayed (issue 27)."""
+    reply = ragdive_roles(body)
+    if isinstance(reply, dict):
+        return {**reply, "text": f"{reply['text']} (answer {next(_ANSWERS)})"}
+    return reply
+
+
 def other_simulators(body: dict[str, Any]) -> Reply:
     """As ragdive_roles, and "not complete" to another simulator's completion check (DeepEval's controller asks
     for ``is_complete``), so its conversations run their full number of turns, as ragdive's do: for side-by-side
@@ -52,7 +64,7 @@ def other_simulators(body: dict[str, Any]) -> Reply:
     schema = _schema(body) or {}
     if "is_complete" in schema.get("properties", {}):
         return json.dumps({"is_complete": False, "reason": "the user has more to ask"})
-    return ragdive_roles(body)
+    return unique_roles(body)
 
 
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
