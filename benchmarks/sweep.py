@@ -13,11 +13,16 @@ split into N parts on Ray workers (``ragdive run --executor ray --shards N``), w
 
 Every role (user, validator, the reference RAG's generator, judge) is an `openai/...` model on the stub server,
 which answers as ragdive's offline doubles would, after the fixed latency. A run's critical-path bound is the
-least time its calls can take at that latency with its own concurrency settings: conversations run
-``simulation.concurrency`` at a time, each turn's calls (user draft, validator, generator) one after another,
-then the judge calls ``min(evaluation.concurrency, max_concurrency)`` at a time:
+least time its calls can take at that latency with its real limits. The simulation: conversations run
+``simulation.concurrency`` at a time, each turn's calls (user draft, validator, generator) one after another.
+The judge runs beside it (each turn is judged as soon as it is answered), ``J = min(evaluation.concurrency, the
+judge model's max_concurrency)`` calls at a time, and at least one judge round is left once the last answer is in:
 
-    bound = ceil(conversations / sim_concurrency) × turns × (calls per turn) × L + ceil(judge calls / C) × L
+    simulation = ceil(conversations / sim_concurrency) × turns × (calls per turn) × L
+    bound = max(simulation + L, ceil(judge calls / J) × L)
+
+(The bound until issue 27 added the judging after the simulation, with 8 judge slots: judging overlaps the
+simulation and a model allows 64 calls in flight, so the wall "beat" it.)
 
 A ratio near 1 with runs one at a time means the sweep adds little of its own; below 1 with several runs at once
 means runs overlap (they share one limiter per endpoint, so not by more than the endpoint allows).
@@ -29,6 +34,7 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import sys
 import tempfile
 import time
@@ -37,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ragdive.config.models import ModelSpec  # noqa: E402
 from ragdive.config.sweep import SweepConfig  # noqa: E402
 from ragdive.models import Message  # noqa: E402
 from ragdive.pipeline.sweep import open_sweep, run_sweep  # noqa: E402
@@ -103,8 +110,10 @@ def run_bound(store: RunStore, latency: float) -> float:
         1, sum(len(c.turns) for c in conversations)
     )
     waves = math.ceil(len(conversations) / config["simulation"]["concurrency"])
-    judge_slots = min(config["evaluation"]["concurrency"], 8)  # 8: ModelSpec.max_concurrency's default
-    return waves * turns * per_turn * latency + math.ceil(calls.get("judge", 0) / judge_slots) * latency
+    judge_model = ModelSpec.model_validate(config["models"]["judge"])
+    judge_slots = min(config["evaluation"]["concurrency"], judge_model.max_concurrency)
+    simulation = waves * turns * per_turn * latency
+    return max(simulation + latency, math.ceil(calls.get("judge", 0) / judge_slots) * latency)
 
 
 async def measure(
@@ -136,6 +145,7 @@ def main() -> None:
     parser.add_argument("--address", default=None, help="with --executor ray: a cluster (default: a local one)")
     parser.add_argument("--shards", type=int, default=0, help="with --executor ray: one run split in N parts")
     args = parser.parse_args()
+    print("load average at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if args.executor == "ray" and args.shards:
         compare_shards(args)
         return
@@ -149,6 +159,7 @@ def main() -> None:
         for at_once in (1, 4):
             wall, bounds, runs = asyncio.run(measure(ms / 1000, at_once, args))
             print(f"{ms:>6g}ms {at_once:>12} {runs:>5} {wall:>8.2f} {bounds:>11.2f} {wall / bounds:>14.2f}")
+    print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
 def compare_ray(args: argparse.Namespace) -> None:

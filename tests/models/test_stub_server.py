@@ -204,6 +204,7 @@ def test_unique_roles_numbers_every_target_answer_and_leaves_the_other_roles_alo
     answers = [unique_roles(plain) for _ in range(3)]
     texts = {a["text"] for a in answers if isinstance(a, dict)}
     assert len(texts) == 3 and all(isinstance(a, dict) and a["extra"]["contexts"] for a in answers)
-    fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"properties": {"valid": {}, "failed_checks": {}}}}}
+    verdict = {"properties": {"valid": {}, "failed_checks": {}}}
+    fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": verdict}}
     judged = {"messages": [{"role": "user", "content": "check"}], "response_format": fmt}
     assert unique_roles(judged) == ragdive_roles(judged)
