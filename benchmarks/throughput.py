@@ -28,6 +28,7 @@ For each latency L and size C conversations x T turns:
     python benchmarks/throughput.py --runs 0.1:200x5 --runs 1:20x5     # the issue's figures
     python benchmarks/throughput.py --concurrency 100                  # every limit raised
     python benchmarks/throughput.py --corpus ../shared/data/squad      # a real corpus (documents are shown whole)
+    python benchmarks/throughput.py --runs 0.1:200x5 --no-deepeval --no-cache-figures --profile run.prof
 
 Client and server share the machine's cores: note the load average printed at the start and the end.
 """
@@ -36,7 +37,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import os
+import pstats
 import random
 import sys
 import tempfile
@@ -305,12 +308,23 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
         tempfile.TemporaryDirectory() as tmp,
     ):
         out = Path(tmp)
-        big = asyncio.run(
-            ragdive_run(stub, experiment(stub.base_url, corpus, out / "big", conversations, turns, args.concurrency))
+        config = experiment(stub.base_url, corpus, out / "big", conversations, turns, args.concurrency)
+        profiler = cProfile.Profile() if args.profile else None
+        if profiler is not None:
+            profiler.enable()
+        big = asyncio.run(ragdive_run(stub, config))
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(args.profile)
+            stats = pstats.Stats(profiler, stream=sys.stdout)
+            print(f"\nprofile of the ragdive run ({args.profile}), by own time:")
+            stats.sort_stats("tottime").print_stats(args.profile_lines)
+        nan = float("nan")
+        one_client = nan if args.no_sdk else asyncio.run(sdk_replay(stub.base_url, big.bodies, big.peak))
+        per_model = nan if args.no_sdk else asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak))
+        per_model_aio = (
+            nan if args.no_sdk else asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak, aiohttp=True))
         )
-        one_client = asyncio.run(sdk_replay(stub.base_url, big.bodies, big.peak))
-        per_model = asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak))
-        per_model_aio = asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak, aiohttp=True))
         bare, bare_cpu = asyncio.run(aiohttp_replay(stub.base_url, big.bodies, big.peak))
         one = asyncio.run(ragdive_run(stub, experiment(stub.base_url, corpus, out / "one", 1, turns, None)))
     capacity = big.requests * latency / max(1, big.peak)
@@ -324,7 +338,7 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
         f"peak {big.peak} in flight, {big.scores:,} scores"
     )
     print(f"  ragdive simulate + evaluate   {big.wall:8.2f} s")
-    floor = min(one_client, per_model, per_model_aio, bare)
+    floor = min(t for t in (one_client, per_model, per_model_aio, bare) if t == t)  # nan: not measured
     print(f"  plain SDK, one client         {one_client:8.2f} s")
     print(f"  plain SDK, a client per model {per_model:8.2f} s")
     print(f"  the same on aiohttp           {per_model_aio:8.2f} s")
@@ -383,6 +397,9 @@ def main() -> None:
     parser.add_argument("--only-cache-figures", action="store_true", help="skip the runs (and DeepEval)")
     parser.add_argument("--deepeval", default="0.1:50x3", help="LATENCY:CxT of the DeepEval side by side")
     parser.add_argument("--no-deepeval", action="store_true", help="skip the DeepEval side by side")
+    parser.add_argument("--no-sdk", action="store_true", help="replay on bare aiohttp only (the SDK is slow)")
+    parser.add_argument("--profile", default=None, help="cProfile each ragdive run into this file and print it")
+    parser.add_argument("--profile-lines", type=int, default=25, help="lines of the printed profile")
     args = parser.parse_args()
     print(f"load average at start: {load()} ({os.cpu_count()} cores)")
     with tempfile.TemporaryDirectory() as tmp:

@@ -17,30 +17,35 @@ Job = Callable[[], Awaitable[T]]
 
 
 async def bounded(source: AsyncIterable[Job[T]], limit: int) -> AsyncGenerator[T, None]:
+    """Each future reports itself on a queue when it is done, so a completion costs O(1): asyncio.wait over the
+    whole running set at every completion walked every job in flight each time (issue 27 profiled 17,608 waits
+    over 855k futures, ~12 % of a 200 x 5 run's loop)."""
     jobs = aiter(source)
     running: set[asyncio.Future[T]] = set()
     upcoming: asyncio.Future[Job[T]] | None = None  # the source's next job, awaited beside the running ones
+    finished: asyncio.Queue[asyncio.Future[Any]] = asyncio.Queue()
     exhausted = False
     try:
         while True:
             if upcoming is None and not exhausted and len(running) < limit:
                 upcoming = asyncio.ensure_future(anext(jobs))  # type: ignore[arg-type]
-            waiting: set[asyncio.Future[Any]] = {*running, *([upcoming] if upcoming else [])}
-            if not waiting:
+                upcoming.add_done_callback(finished.put_nowait)
+            if not running and upcoming is None:
                 return
-            finished, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-            if upcoming is not None and upcoming in finished:
-                finished.discard(upcoming)
+            done = await finished.get()
+            if done is upcoming:
+                upcoming = None
                 try:
-                    job = upcoming.result()
+                    job = done.result()
                 except StopAsyncIteration:
                     exhausted = True
                 else:
-                    running.add(asyncio.ensure_future(job()))
-                upcoming = None
-            for task in finished:
-                running.discard(task)
-                yield task.result()  # a job's exception ends the run (finally: the rest stop)
+                    task = asyncio.ensure_future(job())
+                    running.add(task)
+                    task.add_done_callback(finished.put_nowait)
+            else:
+                running.discard(done)
+                yield done.result()  # a job's exception ends the run (finally: the rest stop)
     finally:
         left: list[asyncio.Future[Any]] = [*running, *([upcoming] if upcoming else [])]
         for pending in left:
