@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "ragdive"
 # Each package and the packages it may import (besides the shared floor: errors, records, config, and the small
 # top-level helpers). Lower floors first.
 SHARED = {
+    "registry",
     "errors",
     "records",
     "config",

@@ -25,9 +25,18 @@ _ENVIRONMENT = jinja2.Environment(
 @cache
 def load_prompt(package: str, name: str) -> jinja2.Template:
     """``package``'s ``prompts/<name>.md`` (``name`` may be ``base/<stem>``)."""
-    path = resources.files(package).joinpath("prompts", *f"{name}.md".split("/"))
+    path = prompt_path(package, name)
     return _ENVIRONMENT.from_string(path.read_text(encoding="utf-8"))
 
 
 def render_prompt(package: str, name: str, **variables: Any) -> str:
     return load_prompt(package, name).render(**variables).strip()
+
+
+def prompt_path(package: str, name: str) -> Any:
+    """The file of ``package``'s prompt ``name`` (a Traversable; it may not exist)."""
+    return resources.files(package).joinpath("prompts", *f"{name}.md".split("/"))
+
+
+def has_prompt(package: str, name: str) -> bool:
+    return bool(prompt_path(package, name).is_file())

@@ -20,4 +20,6 @@ def _in_tmp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def rulejudge_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     """`rulejudge/<name>`: the prompt-reading scripted judge, reachable from the CLI's --model; registered only
     for the duration of each evaluation test so other tests see the registry as shipped."""
-    monkeypatch.setitem(registry._registered, "rulejudge", lambda name, **_: ScriptedModel(name, responder=rule_judge))
+    monkeypatch.setitem(
+        registry.PROVIDERS._entries, "rulejudge", lambda name, **_: ScriptedModel(name, responder=rule_judge)
+    )

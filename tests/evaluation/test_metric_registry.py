@@ -32,7 +32,7 @@ def toy_metric() -> Iterator[str]:
             return Outcome(float(len((turn.answer or "").split())), "words in the answer")
 
     yield "answer_length"
-    metric_registry._REGISTRY.pop("answer_length")
+    metric_registry.METRICS.remove("answer_length")
 
 
 def test_every_built_in_metric_is_registered_with_its_kind_and_direction() -> None:

@@ -39,8 +39,10 @@ def test_models_check_401_is_one_line_naming_the_variable(stub: StubServer, monk
 
 
 def test_unknown_provider_and_missing_litellm_are_config_errors(capsys) -> None:  # type: ignore[no-untyped-def]
-    assert main(["models", "check", "nope/x"]) == 2
-    assert "known providers: litellm, llamacpp, openai, scripted" in capsys.readouterr().err
+    assert main(["models", "check", "zzz/x"]) == 2
+    assert "unknown model provider 'zzz'; known: scripted, openai, llamacpp, litellm" in capsys.readouterr().err
+    assert main(["models", "check", "opanai/x"]) == 2
+    assert "unknown model provider 'opanai' (did you mean `openai`?)" in capsys.readouterr().err
     assert {"openai", "llamacpp", "litellm", "scripted"} <= set(known_providers())
     try:
         import litellm  # noqa: F401

@@ -20,7 +20,7 @@ from .test_cli_simulate import register, write_setup
 def _simtest() -> Iterator[None]:
     register()
     yield
-    model_registry._registered.pop("simtest", None)
+    model_registry.unregister_backend("simtest")
 
 
 HUGE_ANSWER = "x" * 250_000

@@ -71,7 +71,7 @@ def register() -> None:
 def simtest() -> Iterator[None]:
     register()
     yield
-    model_registry._registered.pop("simtest", None)
+    model_registry.unregister_backend("simtest")
 
 
 def write_setup(

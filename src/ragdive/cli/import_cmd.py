@@ -11,7 +11,7 @@ from .display import out
 
 
 def import_cmd(
-    source_format: str = typer.Argument(..., metavar="FORMAT", help=f"One of: {', '.join(IMPORTERS)}."),
+    source_format: str = typer.Argument(..., metavar="FORMAT", help=f"One of: {', '.join(IMPORTERS.builtin_names())}."),
     files: list[Path] = typer.Argument(
         ..., help="The source files (for ragdive-reference: conversations and evaluations)."
     ),

@@ -1,5 +1,6 @@
 """Experiment configuration: pydantic sections (extra="forbid") loaded from YAML."""
 
+from .components import RERANKERS, RETRIEVERS, RerankerType, RetrieverType
 from .corpus import CorpusConfig
 from .evaluation import EvaluationConfig
 from .experiment import ExperimentConfig
@@ -14,11 +15,19 @@ from .target import (
     PythonTargetConfig,
     ReferenceTargetConfig,
     SessionStartConfig,
-    TargetConfig,
+    TargetSection,
 )
+from .target_types import TARGET_TYPES, TargetConfig, TargetType
 
 __all__ = [
+    "RERANKERS",
+    "RETRIEVERS",
     "ROLES",
+    "TARGET_TYPES",
+    "RerankerType",
+    "RetrieverType",
+    "TargetSection",
+    "TargetType",
     "BudgetConfig",
     "CacheConfig",
     "CorpusConfig",

@@ -8,7 +8,7 @@ from .evaluation import EvaluationConfig
 from .models import BudgetConfig, CacheConfig, ModelsConfig
 from .simulation import SimulationConfig
 from .store import StoreConfig
-from .target import TargetConfig
+from .target_types import TargetConfig
 
 
 class ExperimentConfig(Section):

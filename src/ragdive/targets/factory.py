@@ -1,4 +1,5 @@
-"""Build the system under test from its config section."""
+"""Build the system under test from its config section: the target type's builder, from the registry of target
+types (config.target.TARGET_TYPES). The built-in types' builders are below, each importing its target lazily."""
 
 from __future__ import annotations
 
@@ -10,42 +11,57 @@ from ..config.target import (
     OpenAIChatTargetConfig,
     PythonTargetConfig,
     ReferenceTargetConfig,
+    TargetSection,
 )
+from ..config.target_types import TARGET_TYPES
 from ..errors import ConfigError
 from .base import Target
 
 
-def build_target(config: Any, **context: Any) -> Target:
+def build_target(config: TargetSection, **context: Any) -> Target:
     """Create the Target for a target config. ``context`` carries what some targets need from the experiment:
     for the reference RAG, ``corpus`` (path; ``config.corpus`` overrides it), ``corpus_format`` and ``model``
     (the `Model` for role `target`)."""
-    if isinstance(config, PythonTargetConfig):
-        from .python_callable import PythonTarget
+    target = TARGET_TYPES.get(config.type).builder()(config, **context)
+    if not isinstance(target, Target):
+        raise ConfigError(f"target type {config.type!r} built {type(target).__name__}, not a ragdive Target")
+    return target
 
-        return PythonTarget.from_spec(config.callable, config.options, timeout_s=config.timeout_s)
-    if isinstance(config, HttpTargetConfig):
-        from .http import HttpTarget
 
-        return HttpTarget(config)
-    if isinstance(config, OpenAIChatTargetConfig):
-        from .openai_chat import OpenAIChatTarget
+def build_python(config: PythonTargetConfig, **_: Any) -> Target:
+    from .python_callable import PythonTarget
 
-        return OpenAIChatTarget(config)
-    if isinstance(config, LangChainTargetConfig):
-        from .langchain import LangChainTarget
+    return PythonTarget.from_spec(config.callable, config.options, timeout_s=config.timeout_s)
 
-        return LangChainTarget.from_config(config)
-    if isinstance(config, ReferenceTargetConfig):
-        from .reference import build_reference
 
-        return build_reference(
-            config,
-            corpus=context.get("corpus"),
-            corpus_format=context.get("corpus_format", "auto"),
-            corpus_encoding=context.get("corpus_encoding", "utf-8"),
-            model=context.get("model"),
-        )
-    raise ConfigError(f"target type {getattr(config, 'type', config)!r} is not supported")
+def build_http(config: HttpTargetConfig, **_: Any) -> Target:
+    from .http import HttpTarget
+
+    return HttpTarget(config)
+
+
+def build_openai_chat(config: OpenAIChatTargetConfig, **_: Any) -> Target:
+    from .openai_chat import OpenAIChatTarget
+
+    return OpenAIChatTarget(config)
+
+
+def build_langchain(config: LangChainTargetConfig, **_: Any) -> Target:
+    from .langchain import LangChainTarget
+
+    return LangChainTarget.from_config(config)
+
+
+def build_reference(config: ReferenceTargetConfig, **context: Any) -> Target:
+    from .reference import build_reference
+
+    return build_reference(
+        config,
+        corpus=context.get("corpus"),
+        corpus_format=context.get("corpus_format", "auto"),
+        corpus_encoding=context.get("corpus_encoding", "utf-8"),
+        model=context.get("model"),
+    )
 
 
 def build_experiment_target(config: Any, model: Any = None) -> Target:

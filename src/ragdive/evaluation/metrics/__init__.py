@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .base import ConversationMetric, Outcome, TurnMetric, Unscorable
 from .registry import (
+    METRICS,
     MetricInfo,
     all_metrics,
     check_metric_names,
@@ -22,15 +23,15 @@ LOWER_IS_BETTER = frozenset(m.name for m in all_metrics() if m.lower_is_better)
 
 def resolve_metrics(names: list[str] | None) -> tuple[list[TurnMetric], list[ConversationMetric]]:
     """Instances of the named metrics (None: every registered one); unknown names are one ConfigError."""
-    names = configured_metrics(names)
-    registry = discover()
-    turn = [registry[n].cls() for n in names if registry[n].kind == "turn"]
-    conv = [registry[n].cls() for n in names if registry[n].kind == "conversation"]
+    infos = [metric_info(n) for n in configured_metrics(names)]
+    turn = [m.cls() for m in infos if m.kind == "turn"]
+    conv = [m.cls() for m in infos if m.kind == "conversation"]
     return turn, conv
 
 
 __all__ = [
     "CONVERSATION_METRICS",
+    "METRICS",
     "LOWER_IS_BETTER",
     "TURN_METRICS",
     "ConversationMetric",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ...errors import ConfigError, StoreError
 from ...records import Provenance, SourceFile, Totals
+from ...registry import Registry
 from ...store import RunRecorder, RunStore
 from .base import ImportedRun
 from .reference import NAME as REFERENCE
@@ -30,24 +31,26 @@ class Importer:
     summary: str
 
 
-IMPORTERS: dict[str, Importer] = {
-    i.name: i
-    for i in (
-        Importer(
-            REFERENCE, REFERENCE_VERSION, read_reference, "RAG-DIVE reference output: conversations + evaluations"
-        ),
-        Importer(RAGAS, RAGAS_VERSION, read_ragas, "Ragas EvaluationDataset JSONL (single- or multi-turn samples)"),
-        Importer(DEEPEVAL, DEEPEVAL_VERSION, read_deepeval, "DeepEval LLMTestCase / ConversationalTestCase JSON"),
-    )
-}
-"""The one registry of import formats."""
+IMPORTERS: Registry[Importer] = Registry(
+    "importers",
+    noun="import format",
+    builtins={
+        i.name: i
+        for i in (
+            Importer(
+                REFERENCE, REFERENCE_VERSION, read_reference, "RAG-DIVE reference output: conversations + evaluations"
+            ),
+            Importer(RAGAS, RAGAS_VERSION, read_ragas, "Ragas EvaluationDataset JSONL (single- or multi-turn samples)"),
+            Importer(DEEPEVAL, DEEPEVAL_VERSION, read_deepeval, "DeepEval LLMTestCase / ConversationalTestCase JSON"),
+        )
+    },
+)
+"""The one registry of import formats; a plug-in adds one with an entry point in ``ragdive.importers`` naming an
+Importer."""
 
 
 def importer(name: str) -> Importer:
-    try:
-        return IMPORTERS[name]
-    except KeyError:
-        raise ConfigError(f"unknown import format {name!r}; use {', '.join(IMPORTERS)}") from None
+    return IMPORTERS.get(name)
 
 
 def sha256_of(path: Path) -> str:

@@ -29,7 +29,7 @@ from ...records import Document
 from .chunking import TOKENIZER_VERSION, Chunk, chunk_documents
 from .embedding_cache import EmbeddingCache, content_key
 from .embeddings import Embedder
-from .retrievers import BM25Retriever, DenseRetriever, HybridRetriever, Retriever
+from .retrievers import BM25Retriever, DenseRetriever
 from .retrievers.bm25 import FOLDER as BM25_FOLDER
 
 
@@ -125,17 +125,6 @@ class Index:
         if not keys:
             return embedder.passages([])
         return np.vstack([found[k] for k in keys]).astype(np.float32)
-
-    def retriever(self, kind: str, embedder: Embedder | None = None, *, rrf_k: int = 60) -> Retriever:
-        if kind == "bm25":
-            return self.bm25()
-        if embedder is None:
-            raise ValueError(f"a {kind} retriever needs an embedder")
-        if kind == "dense":
-            return self.dense(embedder)
-        if kind == "hybrid":
-            return HybridRetriever([self.bm25(), self.dense(embedder)], rrf_k=rrf_k)
-        raise ValueError(f"unknown retriever {kind!r}")
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ...config.components import RERANKERS, RETRIEVERS
 from ...config.models import ModelSpec
 from ...config.target import ReferenceTargetConfig
 from ...corpus import load_documents
@@ -22,7 +23,7 @@ from .embeddings import Embedder, make_embedder
 from .history import check_policy, select_history
 from .index import Index
 from .prompts import render
-from .rerank import EmbedderReranker, LLMReranker
+from .retrievers import Retriever
 
 
 class ReferenceRAG:
@@ -38,7 +39,9 @@ class ReferenceRAG:
         self.model = model
         self.history_policy = check_policy(config.history)
         self.index = Index.open(documents, size=config.chunk_size, overlap=config.chunk_overlap, root=config.index_dir)
-        if embedder is None and (config.retriever != "bm25" or config.rerank == "embedder"):
+        retriever = RETRIEVERS.get(config.retriever)
+        reranker = RERANKERS.get(config.rerank) if config.rerank != "none" else None
+        if embedder is None and (retriever.needs_embedder or (reranker is not None and reranker.needs_embedder)):
             embedder = make_embedder(
                 config.embedding,
                 base_url=config.embedding_base_url,
@@ -47,17 +50,15 @@ class ReferenceRAG:
                 passage_prefix=config.passage_prefix,
                 workers=config.embedding_workers,
             )
-        self.retriever = self.index.retriever(config.retriever, embedder, rrf_k=config.rrf_k)
-        self.reranker: EmbedderReranker | LLMReranker | None = None
-        if config.rerank == "llm":
-            self.reranker = LLMReranker(model)
-        elif config.rerank == "embedder":
-            assert embedder is not None
-            self.reranker = EmbedderReranker(embedder, self._known_vectors(embedder))
+        self.retriever: Retriever = retriever.builder()(self.index, embedder, config)
+        self.reranker: Any = None
+        if reranker is not None:
+            known = self._known_vectors(embedder) if embedder is not None else {}
+            self.reranker = reranker.builder()(model, embedder, known)
 
     def _known_vectors(self, embedder: Embedder) -> dict[str, Any]:
         """A dense index's chunk vectors, when the retriever has one: the embedding reranker need not redo them."""
-        if self.config.retriever == "bm25":
+        if not RETRIEVERS.get(self.config.retriever).needs_embedder:
             return {}
         vectors = self.index.dense(embedder).vectors
         return {chunk.id: vectors[i] for i, chunk in enumerate(self.index.chunks)}
