@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["pytester"]  # the pytest plugin's tests run sample test files
+
 SQUAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad"
 
 

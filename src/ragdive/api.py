@@ -379,3 +379,23 @@ def gate(
     return gate_runs(
         target, rules=parsed, baseline=baseline, max_drop=dict(max_drop or {}), lower_is_better=LOWER_IS_BETTER
     )
+
+
+def assert_gate(
+    result: RunResult | str | Path,
+    *,
+    baseline: str | Path | None = None,
+    max_drop: Mapping[str, float] | None = None,
+    **rules: str | float | Sequence[str],
+) -> Any:
+    """`gate` as an assertion, for tests: ``assert_gate(result, correctness=">= 0.9", faithfulness=0.8)`` (a
+    number means ``>= number``). Raises AssertionError naming each failed metric, its value, CI and worst
+    conversations; returns the GateResult when every check passed."""
+    from .gate.message import failure_message
+
+    target = result.run_dir if isinstance(result, RunResult) else result
+    spec = {m: f">= {r}" if isinstance(r, int | float) else r for m, r in rules.items()}
+    verdict = gate(target, spec, baseline=baseline, max_drop=max_drop)
+    if not verdict.passed:
+        raise AssertionError(failure_message(verdict))
+    return verdict
