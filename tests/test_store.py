@@ -59,11 +59,14 @@ def test_a_torn_last_line_is_skipped_and_reported(tmp_path: Path) -> None:
     assert result.torn_lines == [3]
     assert "line 3" in result.problems[0]
 
-    # the next append starts on a fresh line: nothing readable is lost
+    # the next append cuts the torn line off first (kept in a side file): the file is valid JSON Lines again
     store.append_conversation(make_conversation("c4"))
     result = store.conversations()
     assert [c.id for c in result.records] == ["c1", "c2", "c4"]
-    assert result.torn_lines == [3]
+    assert result.torn_lines == []
+    side = [json.loads(line) for line in (store.path / "conversations.jsonl.torn").read_text().splitlines()]
+    assert [entry["text"] for entry in side] == [make_conversation("c3").model_dump_json()[:40]]
+    assert side[0]["offset"] == len(whole)
 
 
 def test_valid_json_that_is_not_a_record_is_corruption(tmp_path: Path) -> None:

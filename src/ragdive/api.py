@@ -246,6 +246,7 @@ async def asweep(
 
         runner = RayExecutor.for_plan(plan, address=address)
         runner.start()
+    store = None
     try:
         store = open_sweep(plan, directory, resume=resume)
         outcome = await run_sweep(
@@ -254,6 +255,8 @@ async def asweep(
     finally:
         if runner is not None:
             runner.close()
+        if store is not None:
+            store.release_lock()  # after the Ray driver's end: it wrote the sweep until then
     return SweepResult(store.path, outcome.status, dict(outcome.statuses), outcome.tables or {}, dict(outcome.errors))
 
 

@@ -7,6 +7,8 @@ the raw text); anything else is a bug and gets a short hint plus the traceback u
 
 from __future__ import annotations
 
+import errno
+
 
 class RagdiveError(Exception):
     """Base of every error ragdive raises on purpose."""
@@ -26,6 +28,35 @@ class ConfigError(RagdiveError):
 
 class StoreError(RagdiveError):
     """A run directory is missing, unreadable or not a ragdive run."""
+
+
+class StorageError(StoreError):
+    """The disk refused a write (full, a file-size limit, read-only, no permission): the user's environment, not a
+    bug. One line naming the path and the cause; what was finished is on disk and ``--resume`` continues once the
+    cause is fixed."""
+
+
+STORAGE_CAUSES = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "file too large (a file-size limit: ulimit -f, or the filesystem's)",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+}
+"""The causes a user fixes outside ragdive (free space, raise a limit, remount, change permissions)."""
+
+
+def is_storage_error(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in STORAGE_CAUSES
+
+
+def storage_error(exc: OSError, path: object = None, action: str = "cannot write") -> StorageError:
+    """One line: what could not be done, to which path, and why (ENOSPC, EROFS...)."""
+    where = path if path is not None else (exc.filename or "a file")
+    cause = STORAGE_CAUSES.get(exc.errno or 0) or (exc.strerror or type(exc).__name__).lower()
+    code = errno.errorcode.get(exc.errno or 0)
+    return StorageError(f"{action} {where}: {cause}" + (f" ({code})" if code else ""))
 
 
 class ModelError(RagdiveError):

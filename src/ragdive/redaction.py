@@ -36,6 +36,11 @@ def redact_urls(text: str) -> str:
     return _URL.sub(_redact_one_url, text) if "://" in text else text
 
 
+def redact_text(text: str) -> str:
+    """A piece of free text (an error message, a command line) with the secrets in its URLs masked."""
+    return redact_urls(text)
+
+
 def is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEY.search(key)) and not _NOT_SECRET.search(key)
 

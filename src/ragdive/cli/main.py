@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from .._version import __version__
-from ..errors import RagdiveError
+from ..errors import RagdiveError, is_storage_error, storage_error
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
 from .lazy import LazyCommands
 
@@ -55,21 +55,13 @@ def _main(argv: list[str] | None, stop: Stop) -> int:
         # typer turns KeyboardInterrupt into exit 130 itself; after a SIGTERM that is ours to say
         return stop.exit_code if code == EXIT_INTERRUPTED else code
     except RagdiveError as exc:
-        err_console = _errors()
-        if debug:
-            err_console.print_exception()
-        message = str(exc).strip() or type(exc).__name__
-        first, *rest = message.splitlines()
-        from rich.markup import escape
-
-        err_console.print(f"[bold red]error:[/] {escape(first)}", markup=True, highlight=False)
-        for line in rest:
-            err_console.print(f"  {line}", markup=False)
-        return exc.exit_code
+        return _user_error(exc, debug)
     except KeyboardInterrupt:
         _errors().print("terminated (SIGTERM)" if stop.terminated else "interrupted")
         return stop.exit_code
     except Exception as exc:  # a bug: say so briefly, keep the traceback for --debug
+        if is_storage_error(exc):  # a full or read-only disk met outside the store (an export, a cache): the user's
+            return _user_error(storage_error(exc), debug)  # type: ignore[arg-type]
         err_console = _errors()
         if debug:
             err_console.print_exception()
@@ -82,6 +74,21 @@ def _main(argv: list[str] | None, stop: Stop) -> int:
             )
         return 1
     return 0
+
+
+def _user_error(exc: RagdiveError, debug: bool) -> int:
+    """One line (more only when the message has them), exit 2 or the error's own code."""
+    err_console = _errors()
+    if debug:
+        err_console.print_exception()
+    message = str(exc).strip() or type(exc).__name__
+    first, *rest = message.splitlines()
+    from rich.markup import escape
+
+    err_console.print(f"[bold red]error:[/] {escape(first)}", markup=True, highlight=False)
+    for line in rest:
+        err_console.print(f"  {line}", markup=False)
+    return exc.exit_code
 
 
 def _errors() -> Any:

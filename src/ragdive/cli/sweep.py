@@ -130,6 +130,7 @@ def sweep_cmd(
         close = getattr(runner, "close", None)
         if close is not None:
             close()
+        store.release_lock()  # held since open_sweep, across the Ray driver's life
     assert outcome.tables is not None
     print_tables(outcome.tables)
     console.print("tables: " + ", ".join(str(p) for p in outcome.table_files), markup=False, soft_wrap=True)

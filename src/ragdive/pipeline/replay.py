@@ -24,7 +24,7 @@ from ..models.selfcheck import check_local_models
 from ..records import Conversation, ModelSpend, Score
 from ..redaction import redact
 from ..simulation.replay import REPLAY_NOTE, replay_conversations, replayable
-from ..store import RunRecorder, RunStore
+from ..store import RunRecorder, RunStore, writer_lock
 from ..targets import build_experiment_target
 from .building import _strip_masked, build_evaluator, hold_context, parse_metrics
 from .overlap import ask_while_scoring
@@ -151,6 +151,7 @@ async def run_replay(
             seed=config.seed,
             models={"target": target_model.name} if target_model is not None else {},
         )
+    resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
     recorder = RunRecorder(store)
     recorder.start()
     if hooks.on_created:  # how many this session sends: a resumed replay skips the finished ones

@@ -12,7 +12,7 @@ from ..config import ExperimentConfig
 from ..evaluation import EvaluationResult
 from ..models import ModelContext
 from ..records import Score
-from ..store import RunStore
+from ..store import RunStore, writer_lock
 from .building import build_evaluator, hold_context, parse_metrics, settings_from_manifest
 from .experiment import evaluate_store
 
@@ -40,6 +40,7 @@ async def score_run(
 ) -> ScoringOutcome:
     """Score ``run`` with the judge (``models``: ``judge=provider/model`` overrides; ``metrics``: ``a,b``)."""
     store = RunStore.open(run)
+    resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
     manifest_config = store.read_manifest().config
     settings = config if config is not None else settings_from_manifest(manifest_config)
     # the judge's cache keys carry the run's own repeat, whichever config names the judge

@@ -27,7 +27,7 @@ from ..models import Model, ModelContext, apply_model_overrides, models_for_role
 from ..models.selfcheck import check_local_models
 from ..records import Conversation, Score
 from ..simulation import seed_documents
-from ..store import RunRecorder, RunStore
+from ..store import RunRecorder, RunStore, writer_lock
 from ..targets import Target, build_experiment_target
 from .building import build_judge, hold_context, parse_metrics
 from .overlap import ask_while_scoring
@@ -110,6 +110,7 @@ async def run_static(
     system = build_experiment_target(config, model=target_model)
     resources.push_async_callback(system.aclose)
     store = _static_store(config, dataset, resume, output, run_id, system, judge)
+    resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
     RunRecorder(store).start()
     if hooks.on_created:
         hooks.on_created(store, len(items))

@@ -116,14 +116,26 @@ def open_sweep(plan: SweepPlan, directory: Path, *, resume: bool) -> SweepStore:
     """The sweep directory: created, or (``resume``) reopened after checking it holds this same sweep."""
     config = plan.sweep.model_dump(mode="json")
     if not resume:
-        return SweepStore.create(
+        store = SweepStore.create(
             directory,
             name=_name(plan.sweep, directory),
             config=config,
             baseline=plan.baseline.id,
             cells=sweep_entries(plan),
         )
+        store.hold_lock()  # held until the caller's release_lock or the process's end
+        return store
     store = SweepStore.open(directory)
+    store.hold_lock()  # before anything is read for writing: a second `sweep --resume` is refused here
+    try:
+        _check_same_sweep(plan, store, directory)
+    except BaseException:
+        store.release_lock()
+        raise
+    return store
+
+
+def _check_same_sweep(plan: SweepPlan, store: SweepStore, directory: Path) -> None:
     index = store.read()
     stored = {(c.cell, r.run_id) for c in index.cells for r in c.runs}
     planned = {(r.cell.id, r.run_id) for r in plan.runs}
@@ -132,7 +144,6 @@ def open_sweep(plan: SweepPlan, directory: Path, *, resume: bool) -> SweepStore:
             f"{directory} holds another sweep (its cells and runs differ from this config's); "
             "resume it with the config it was started with, or choose another -o"
         )
-    return store
 
 
 def _name(sweep: SweepConfig, directory: Path) -> str:

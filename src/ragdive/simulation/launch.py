@@ -19,7 +19,7 @@ from ..errors import ConfigError
 from ..models import Model, ModelContext, models_for_roles
 from ..models.selfcheck import check_local_models
 from ..records import Document
-from ..store import RunStore
+from ..store import RunStore, writer_lock
 from ..targets import Target, build_experiment_target
 from .dialogue import DialogueSettings
 from .generator import Generator
@@ -105,6 +105,7 @@ async def prepare_run(
 
     store = RunStore.open(resume) if resume is not None else None
     if store is not None:
+        resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
         manifest = store.read_manifest()
         if manifest.kind != "dynamic":
             raise ConfigError(f"{resume} is a {manifest.kind} run; only simulated runs can be resumed by simulate")
@@ -142,6 +143,7 @@ async def prepare_run(
             models={role: model.name for role, model in models.items()},
             target=target.describe(),
         )
+        resources.enter_context(writer_lock(store.path))
     runner = SimulationRunner(
         store=store,
         plans=plans,

@@ -1,10 +1,11 @@
 """The run store: the only code that writes run files."""
 
-from . import migrations
+from . import lock, migrations
 from .counts import FileCounts, count_files
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
 from .latest import ScoreKey, latest, latest_rejections, latest_scores, score_key
 from .liveness import process_alive, shown_status, this_process
+from .lock import LOCK_FILE, WriterLocked, writer_lock
 from .recorder import RunRecorder
 from .run import (
     ANNOTATIONS,
@@ -24,6 +25,7 @@ __all__ = [
     "ANNOTATIONS",
     "CONVERSATIONS",
     "EVALUATIONS",
+    "LOCK_FILE",
     "MANIFEST",
     "REJECTIONS",
     "REPORT",
@@ -35,8 +37,10 @@ __all__ = [
     "RunRecorder",
     "RunStore",
     "SweepStore",
+    "WriterLocked",
     "ScoreKey",
     "latest",
+    "lock",
     "latest_rejections",
     "latest_scores",
     "count_files",
@@ -49,4 +53,5 @@ __all__ = [
     "shown_status",
     "this_process",
     "write_json_atomic",
+    "writer_lock",
 ]

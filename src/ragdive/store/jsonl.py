@@ -4,7 +4,8 @@ Group commit (``write``, for the event loop): records written at about the same 
 fsync, done in a worker thread so the loop keeps running; each caller's await returns only once its own line is
 on disk. A line is counted as written by nobody before that fsync, so a kill loses at most lines whose writers
 had not yet been told "written" — which resume then redoes — and never splits one line from the next: a batch is
-whole lines, and a torn last line is repaired or skipped as before.
+whole lines. A torn last line is cut off (kept in a side file, see torn.py) before this process's first write, and
+a write the disk refused midway (full, a size limit) is taken back: the file always ends on a whole line.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import StoreError
+from ..errors import StoreError, storage_error
 from ..redaction import redact
+from .lock import check_writable
+from .torn import cut_torn_tail
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -41,6 +44,7 @@ class JsonlAppender:
         self._lock = threading.Lock()
         self._batch: list[tuple[bytes, asyncio.Future[None]]] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._opened = False
 
     def append(self, record: BaseModel | dict[str, Any]) -> None:
         self._write_lines(to_json_line(record).encode("utf-8"))
@@ -84,11 +88,35 @@ class JsonlAppender:
 
     def _write_lines(self, data: bytes) -> None:
         with self._lock:
-            _repair_torn_tail(self.path)
-            with open(self.path, "ab") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            if not self._opened:  # the first write of this process: no other writer may hold the run
+                check_writable(self.path.parent)
+                self._opened = True
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            except OSError as exc:
+                raise storage_error(exc, self.path) from exc
+            try:
+                start = os.fstat(fd).st_size
+                if start and os.pread(fd, 1, start - 1) != b"\n":  # a torn last line: cut it first (torn.py)
+                    try:
+                        cut_torn_tail(self.path)
+                    except OSError as exc:
+                        raise storage_error(exc, self.path) from exc
+                    start = os.fstat(fd).st_size
+                try:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                    os.fsync(fd)
+                except OSError as exc:
+                    # a full disk or a size limit mid-batch: take the part back, so the file ends on a whole line
+                    try:
+                        os.ftruncate(fd, start)
+                    except OSError:
+                        pass  # the next write cuts it (above)
+                    raise storage_error(exc, self.path) from exc
+            finally:
+                os.close(fd)
 
     def append_all(self, records: Iterable[BaseModel | dict[str, Any]]) -> None:
         """Append every record in one write and one fsync: a batch that must land whole (an annotation import)
@@ -96,22 +124,6 @@ class JsonlAppender:
         data = "".join(to_json_line(r) for r in records).encode("utf-8")
         if data:
             self._write_lines(data)
-
-
-def _repair_torn_tail(path: Path) -> None:
-    """A previous process may have died mid-line; start the next record on a fresh line so it stays readable."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return
-    if size == 0:
-        return
-    with open(path, "rb+") as fh:
-        fh.seek(size - 1)
-        if fh.read(1) != b"\n":
-            fh.write(b"\n")
-            fh.flush()
-            os.fsync(fh.fileno())
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
@@ -15,13 +16,14 @@ from pydantic import ValidationError
 
 from .._version import __version__
 from ..config import format_validation_error
-from ..errors import StoreError
+from ..errors import StoreError, storage_error
 from ..records import Annotation, Conversation, Rejection, RunManifest, Score
 from ..records._base import utc_now
 from ..redaction import redact
 from .caps import DEFAULT_MAX_TEXT_CHARS, capped
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
 from .latest import latest, latest_rejections, latest_scores
+from .lock import check_writable
 from .migrations import migrate_manifest
 
 MANIFEST = "manifest.json"
@@ -48,17 +50,32 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """A disk that refuses the write (full, read-only...) is a StorageError naming ``path`` and the cause."""
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise storage_error(exc, path) from exc
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600: give it the mode every other run file has
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise storage_error(exc, path) from exc
         raise
+
+
+@functools.cache
+def _umask() -> int:
+    """The process umask (read once: os.umask can only be read by setting it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 class RunStore:
@@ -68,6 +85,7 @@ class RunStore:
         self.path = Path(path)
         self._max_text_chars: int | None = None
         self._cap_known = False  # read from the manifest on the first append
+        self._checked = False  # the writer lock checked once, at the first manifest write
         self._conversations = JsonlAppender(self.path / CONVERSATIONS)
         self._rejections = JsonlAppender(self.path / REJECTIONS)
         self._evaluations = JsonlAppender(self.path / EVALUATIONS)
@@ -126,6 +144,9 @@ class RunStore:
             raise StoreError(f"{self.path / MANIFEST} is not a valid manifest: {problems}") from exc
 
     def write_manifest(self, manifest: RunManifest) -> None:
+        if not self._checked:
+            check_writable(self.path)  # another process's writer lock refuses this write (see lock.py)
+            self._checked = True
         manifest = manifest.model_copy(update={"updated": utc_now()})
         write_json_atomic(self.path / MANIFEST, redact(manifest.model_dump(mode="json")))
 

@@ -5,6 +5,7 @@ new one, never half of one. The run directories are ordinary runs, written by Ru
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from ..errors import StoreError
 from ..records._base import utc_now
 from ..records.sweep import SweepCellEntry, SweepIndexRecord
 from ..redaction import redact
+from .lock import acquire
 from .run import MANIFEST, RunStore, write_json_atomic
 
 SWEEP_INDEX = "sweep.json"
@@ -24,6 +26,18 @@ TABLES = "tables.json"
 class SweepStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self._release: Callable[[], None] | None = None
+
+    def hold_lock(self) -> None:
+        """Take the sweep directory's writer lock until ``release_lock`` (or the process's end): one sweep
+        command writes a sweep directory at a time, for its whole life (the Ray driver's included)."""
+        if self._release is None:
+            self._release = acquire(self.path)
+
+    def release_lock(self) -> None:
+        if self._release is not None:
+            self._release()
+            self._release = None
 
     @property
     def runs_root(self) -> Path:
