@@ -28,12 +28,14 @@ def test_a_batch_is_one_write_and_a_later_import_replaces_the_rating(tmp_path: P
     assert len(store.annotations().records) == 4
 
 
-def test_a_torn_batch_is_skipped_and_the_next_one_reads(tmp_path: Path) -> None:
+def test_a_torn_batch_is_cut_off_and_the_next_one_reads(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path, run_id="r")
     (store.path / ANNOTATIONS).write_text('{"run_id": "r", "conv', encoding="utf-8")  # a kill mid-write
     store.append_annotations([rating(True)])
     result = store.annotations()
-    assert result.torn_lines == [1] and [a.value for a in result.records] == [True]
+    # cut back to whole lines before the append (kept in a side file): valid JSON Lines again
+    assert result.torn_lines == [] and [a.value for a in result.records] == [True]
+    assert '"conv' in (store.path / f"{ANNOTATIONS}.torn").read_text()
 
 
 def test_item_ids_count_turns_from_one_and_name_the_run() -> None:
