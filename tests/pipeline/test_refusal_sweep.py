@@ -11,7 +11,9 @@ import pytest
 from pydantic import BaseModel
 
 from ragdive.analysis.summary import RunScores, summarize_by, summarize_run
+from ragdive.cli.main import main
 from ragdive.models import Message
+from ragdive.report.sweep import write_sweep_report
 from ragdive.store import RunStore
 from ragdive.testing import offline
 
@@ -39,7 +41,7 @@ def refuse_always(messages: list[Message]) -> str:
 
 
 def test_refusal_figures_separate_a_target_that_refuses_probes_from_one_that_refuses_everything(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import ragdive
 
@@ -48,6 +50,7 @@ def test_refusal_figures_separate_a_target_that_refuses_probes_from_one_that_ref
     base["models"]["user"] = {"model": "scripted/user", "options": {"responder": f"{here}:probe_user"}}
     base["simulation"].update(conversations=4, max_turns=4, unanswerable_rate=0.5)
     base["evaluation"]["metrics"] = FIGURES
+    base["evaluation"]["pass_thresholds"] = {"over_refusal": "<= 0"}
     base["cache"]["enabled"] = False  # the cache keys on the model's name, and both cells' targets are scripted/target
     responders = [f"{here}:refuse_on_probes", f"{here}:refuse_always"]
     config = {"base": base, "axes": {"models.target.options.responder": responders}, "repeats": 2}
@@ -81,3 +84,19 @@ def test_refusal_figures_separate_a_target_that_refuses_probes_from_one_that_ref
     assert base_row["over_refusal"]["mean"] == 0.0 and base_row["refusal_recall"]["mean"] == 1.0
     directions = {m["name"]: m["direction"] for m in result.tables["metrics"]}
     assert directions["over_refusal"] == "lower" and directions["refusal_recall"] == "higher"
+
+    # pass^k with "no answerable turn refused": every document passes every repeat in one cell, none in the other
+    pass_rows = {(r["cell"], r["k"]): r for r in result.tables["pass_k"]["rows"]}
+    probes_only = "models.target.options.responder=" + responders[0]
+    assert [pass_rows[probes_only, k]["value"] for k in (1, 2)] == [1.0, 1.0]
+    assert [pass_rows[always, k]["value"] for k in (1, 2)] == [0.0, 0.0]
+    assert result.tables["pass_k"]["thresholds"] == ["over_refusal <= 0"]
+    assert (tmp_path / "sweep" / "pass_k.csv").read_text().startswith("cell,k,value,n_documents")
+    page = write_sweep_report(tmp_path / "sweep").read_text()
+    assert 'id="pass-k"' in page and "<polyline" in page and "over_refusal &lt;= 0" in page
+    # compare of the two cells' repeats shows the same curve
+    group = ",".join(str(tmp_path / "sweep" / "runs" / r) for r in ("c01-r0", "c01-r1"))
+    capsys.readouterr()
+    assert main(["compare", group]) == 0
+    shown = capsys.readouterr().out
+    assert "pass^k" in shown and "0.000 (n=4)" in shown

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +28,8 @@ class RunScores:
     run_id: str = ""
     source_run: str | None = None
     """The run a replay sent the user messages of (None for other kinds)."""
+    config: dict[str, Any] = field(default_factory=dict)
+    """The run's stored config (pass thresholds for pass^k are read from it)."""
 
     @classmethod
     def from_store(cls, store: RunStore) -> RunScores:
@@ -38,6 +41,7 @@ class RunScores:
             kind=manifest.kind,
             run_id=manifest.run_id,
             source_run=manifest.source_run,
+            config=manifest.config,
         )
 
     def metrics(self) -> list[str]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..records.sweep_tables import SweepTables
 from .arrows import ArrowRule, better
+from .pass_k import Threshold, pass_k
 from .repeats import RepeatSummary, summarize_repeats
 from .summary import RunScores
 
@@ -63,9 +64,11 @@ def build_tables(
     directions: Mapping[str, str],
     rule: ArrowRule | None = None,
     seed: int = 0,
+    thresholds: list[Threshold] | None = None,
 ) -> dict[str, Any]:
     """``directions``: metric name -> "higher" or "lower" (from the metric registry, which this package does not
-    import); a metric not named is higher-is-better."""
+    import); a metric not named is higher-is-better. ``thresholds``: what a conversation must reach to pass, for
+    pass^k over each cell's repeats (none: no pass^k table)."""
     rule = rule or ArrowRule()
     base = next(c for c in cells if c.cell == baseline)
     metrics = _metrics(cells, base)
@@ -88,6 +91,8 @@ def build_tables(
         "table2": _table2(base, dynamic[baseline], metrics),
         "table4": {"rows": _table4(cells, baseline, dynamic, metrics)},
     }
+    if thresholds:
+        tables["pass_k"] = _pass_k_table(cells, thresholds)
     if static:
         tables["table5"] = {"rows": _table5(cells, baseline, dynamic, static, metrics, directions, rule)}
     SweepTables.model_validate(tables)  # the report's own schema: a table it could not read is never written
@@ -173,9 +178,21 @@ def _table5(
     return rows
 
 
+def _pass_k_table(cells: list[CellRuns], thresholds: list[Threshold]) -> dict[str, Any]:
+    """pass^k for k = 1..repeats per cell (analysis/pass_k.py), one row per (cell, k)."""
+    rows = []
+    for cell in cells:
+        result = pass_k([r for _, r in cell.runs], thresholds)
+        for k, value, n in zip(result.k, result.values, result.n_documents, strict=True):
+            row = {"cell": cell.cell, "k": k, "value": value, "n_documents": n}
+            rows.append({**row, "undetermined": result.undetermined})
+    return {"thresholds": [str(t) for t in thresholds], "rows": rows}
+
+
 TABLE_COLUMNS = {
     "table2": ["metric", "n", "mean", "std", "min", "max", "ci_low", "ci_high"],
     "table4": ["cell", "metric", "mean", "band_min", "band_max", "outside_band"],
+    "pass_k": ["cell", "k", "value", "n_documents", "undetermined"],
     "table5": ["cell", "metric", "dynamic", "static", "arrow", "better", "static_arrow", "static_better"],
 }
 

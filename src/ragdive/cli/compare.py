@@ -10,6 +10,7 @@ from rich import box
 from rich.table import Table
 
 from ..analysis import MetricComparison, RunScores, compare_configurations, summarize_repeats
+from ..analysis.pass_k import pass_k, thresholds_from_config
 from ..errors import ConfigError
 from ..evaluation import LOWER_IS_BETTER
 from ..store import RunStore
@@ -40,6 +41,26 @@ def print_repeats(name: str, runs: list[RunScores], metrics: list[str] | None) -
         table.add_row(
             s.metric, _fmt(s.mean), _fmt(s.std), _fmt(s.min), _fmt(s.max), ci, str(s.n_scored), str(s.n_unscored)
         )
+    out.print(table)
+
+
+def print_pass_k(groups: list[list[RunScores]]) -> None:
+    """pass^k of each group of repeats, with the thresholds of its runs' config (evaluation.pass_thresholds or
+    the CI gate's); nothing when no group has repeats or thresholds."""
+    rows = []
+    for g in groups:
+        thresholds = thresholds_from_config(g[0].config)
+        if len(g) > 1 and thresholds:
+            rows.append((group_name(g), pass_k(g, thresholds)))
+    if not rows:
+        return
+    width = max(r.repeats for _, r in rows)
+    table = Table(title="pass^k: share of seed documents passing in all k repeats", box=box.SIMPLE, pad_edge=False)
+    for col in ("configuration", *(f"pass^{k}" for k in range(1, width + 1)), "thresholds"):
+        table.add_column(col, justify="left" if col in ("configuration", "thresholds") else "right")
+    for name, result in rows:
+        values = [f"{_fmt(v)} (n={n})" for v, n in zip(result.values, result.n_documents, strict=True)]
+        table.add_row(name, *values, *([""] * (width - len(values))), ", ".join(result.thresholds))
     out.print(table)
 
 
@@ -95,6 +116,7 @@ def compare_cmd(
     for g in groups:
         if len(g) > 1:
             print_repeats(group_name(g), g, wanted)
+    print_pass_k(groups)
     base = groups[0]
     if len(base) < 2 and len(groups) > 1:
         out.print("note: the baseline has one run, so there is no min–max band (no `*` markers)", markup=False)

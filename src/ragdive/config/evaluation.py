@@ -37,6 +37,22 @@ class EvaluationConfig(Section):
     def gate_rules(self) -> dict[str, list[GateRule]]:
         return parse_gate(self.gate) if self.gate else {}
 
+    pass_thresholds: dict[str, str | list[str]] | None = None
+    """What a conversation must reach to pass, for pass^k over a sweep cell's repeats (and `compare` of repeats),
+    in the gate's sentences: ">= 0.8" (a conversation-level metric's value, a per-turn metric's mean over the
+    conversation's turns; "per conversation" reads the same) or ">= 0.8 per turn" (every scored turn of it); an
+    "in at least K of N repeats" part is the gate's, not pass^k's, and is ignored here. None: the gate's rules
+    when `gate` is set, else no pass^k."""
+
+    @field_validator("pass_thresholds")
+    @classmethod
+    def _readable_thresholds(cls, value: dict[str, str | list[str]] | None) -> dict[str, str | list[str]] | None:
+        if value is not None:
+            if not value:
+                raise ValueError("name at least one metric and its threshold, or leave pass_thresholds out")
+            parse_gate(value)
+        return value
+
     @field_validator("metrics")
     @classmethod
     def _some_metrics(cls, value: list[str] | None) -> list[str] | None:

@@ -19,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..analysis import RunScores
 from ..analysis.arrows import ArrowRule
+from ..analysis.pass_k import thresholds_from_config
 from ..analysis.sweep_tables import CellRuns, build_tables, tables_csv
 from ..config.sweep import SweepConfig
 from ..errors import ConfigError, RagdiveError
@@ -278,7 +279,11 @@ def sweep_tables(plan: SweepPlan, store: SweepStore, *, arrow: ArrowRule | None 
             cells[planned.cell.id].runs.append((planned.run_id, scores))
     directions = {m.name: m.direction for m in all_metrics()}
     name = store.read().name
-    return build_tables(name, list(cells.values()), plan.baseline.id, directions=directions, rule=arrow)
+    # one threshold set for every cell (the baseline's), so the cells' pass^k curves answer the same question
+    thresholds = thresholds_from_config(plan.baseline.config.model_dump(mode="json"))
+    return build_tables(
+        name, list(cells.values()), plan.baseline.id, directions=directions, rule=arrow, thresholds=thresholds
+    )
 
 
 def check_static_arm(plan: SweepPlan, dataset: Path) -> None:

@@ -103,6 +103,21 @@ class Table5(_Record):
     rows: list[Table5Row]
 
 
+class PassKRow(_Record):
+    cell: str
+    k: int
+    value: float | None = None
+    """Share of seed documents whose conversation passed in all of k repeats (τ-bench's estimator)."""
+    n_documents: int | None = None
+    undetermined: int | None = None
+    """(document, repeat) outcomes left out: a threshold's metric was unscored there."""
+
+
+class PassKTable(_Record):
+    thresholds: list[str]
+    rows: list[PassKRow]
+
+
 class SweepTables(_Record):
     sweep: str
     baseline: str
@@ -112,6 +127,7 @@ class SweepTables(_Record):
     table2: Table2
     table4: Table4
     table5: Table5 | None = None  # only when the sweep had a static arm
+    pass_k: PassKTable | None = None  # only when pass thresholds (or the CI gate's) are configured
 
 
 def parse_tables(data: dict[str, Any], source: str) -> SweepTables:

@@ -24,6 +24,7 @@ from ..store import RunStore
 from ..store.run import write_text_atomic
 from ..store.sweep_report import SweepFiles
 from .html import TEMPLATES, environment
+from .pass_k_chart import pass_k_svg, pass_k_view
 from .sweep_uniqueness import cell_uniqueness, turns_of
 
 
@@ -96,8 +97,18 @@ def sweep_view(
         "table4": {"band_min": band_min, "band_max": band_max, "rows": table4},
         "table5": table5 if tables.table5 else None,
         "table3": [{**cell_view(u["cell"]), **u} for u in uniqueness or []],
+        "pass_k": _pass_k(tables, cells, cell_view),
         "table3_turns": turns_of(uniqueness or []),
     }
+
+
+def _pass_k(tables: SweepTables, cells: list[str], cell_view: Any) -> dict[str, Any] | None:
+    if tables.pass_k is None:
+        return None
+    view = pass_k_view(tables.pass_k.rows, cells)
+    for cell in view["cells"]:
+        cell.update(cell_view(cell["cell"]))
+    return {**view, "thresholds": tables.pass_k.thresholds, "chart": pass_k_svg(view)}
 
 
 def render_sweep_report(view: dict[str, Any]) -> str:
