@@ -90,6 +90,41 @@ def test_the_vendored_plotly_js_is_the_official_bundle_for_this_plotly() -> None
     assert html.PLOTLY_JS_VERSION.split(".")[0] == get_plotlyjs_version().split(".")[0]
 
 
+def test_charts_are_figures_plotly_accepts_unchanged_with_its_own_template() -> None:
+    """The charts are written as plain dicts (no plotly.py import at the end of a run): plotly.py's validation
+    takes each one and gives it back unchanged, and the vendored template is the installed plotly.py's."""
+    import json
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from ragdive.report import charts
+
+    vendored = json.loads(charts.TEMPLATE_FILE.read_text(encoding="utf-8"))
+    assert vendored == json.loads(json.dumps(pio.templates["plotly_white"].to_plotly_json()))
+    analysis = {
+        "curves": {"faithfulness": [{"turn": 1, "mean": 0.5, "ci": [0.4, 0.6]}, {"turn": 2, "mean": 0.7, "ci": None}]},
+        "flow": {
+            "per_turn": {
+                "1": {"shares": {"initial": 1.0, "correction": 0.0}},
+                "2": {"shares": {"initial": 0.0, "correction": 1.0}},
+            },
+            "overall": {"counts": {"initial": 1, "correction": 1}},
+        },
+        "rejections": {
+            "cells": [
+                {"category": "not_grounded", "turn": 1, "count": 2},
+                {"category": "leaks", "turn": 2, "count": 1},
+            ],
+            "by_category": {"not_grounded": 2, "leaks": 1},
+        },
+    }
+    made = charts.figures(analysis)
+    assert set(made) == {"curves", "flow", "rejections"}
+    for figure in made.values():
+        assert json.loads(go.Figure(figure).to_json()) == figure
+
+
 def test_judged_uniqueness_is_shown_beside_the_other(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
