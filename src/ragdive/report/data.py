@@ -30,15 +30,18 @@ def report_data(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     judge_pairs: PairJudge | None = None,
+    read: RunScores | None = None,
 ) -> dict[str, Any]:
     """The report of one run: setup, cost, metric summaries, conversation analyses, and the conversations.
 
     ``embed`` is the same-question embedder for uniqueness (None: exact text) and ``judge_pairs`` the optional
     LLM judge of question pairs, passed in because the report may not import the model layer; `ragdive report`
-    gives the same defaults as `ragdive analyze`, so the two show the same numbers."""
+    gives the same defaults as `ragdive analyze`, so the two show the same numbers. ``read``: the run's
+    conversations and scores when the caller has just read them (the end of a run prints its summary from them
+    first; reading and parsing them again was a third of the report's time)."""
     manifest = store.read_manifest()
-    conversations = store.current_conversations()
-    scores = store.current_scores()
+    conversations = read.conversations if read is not None else store.current_conversations()
+    scores = read.scores if read is not None else store.current_scores()
     name = manifest.name or manifest.run_id
     records = RunRecords(name, conversations, store.current_rejections(), scores)
     analysis = analyse_groups([records], embed, threshold=threshold, judge_pairs=judge_pairs)[ALL]

@@ -17,6 +17,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from ..analysis import RunScores
 from ..analysis.conversations import DEFAULT_THRESHOLD, Embedder, PairJudge
 from ..store import RunStore
 from ..store.run import write_text_atomic
@@ -85,9 +86,11 @@ def write_report(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     judge_pairs: PairJudge | None = None,
+    read: RunScores | None = None,
 ) -> Path:
-    """Write the run's report (default: report.html in the run directory) and return where it went."""
-    html = render_report(report_data(store, embed, threshold=threshold, judge_pairs=judge_pairs))
+    """Write the run's report (default: report.html in the run directory) and return where it went. ``read``:
+    the run's conversations and scores, when the caller has them (see report_data)."""
+    html = render_report(report_data(store, embed, threshold=threshold, judge_pairs=judge_pairs, read=read))
     if path is None or path.resolve() == store.report_path.resolve():
         return store.write_report(html)  # inside the run: the store writes run files
     write_text_atomic(path, html)  # anywhere else the user asked for

@@ -4,7 +4,9 @@ Counted, never incremented: the counts are what the files hold, under the "lates
 conversation per id, one rejection per id, one score per item), and only rejections of conversations on disk (a
 rejection whose conversation a kill dropped is written again when the resumed run redoes it). The files are only
 appended to, so a FileCounts reads each line once: a long run's every write costs only the lines added since
-the last one, not a pass over the whole run.
+the last one, not a pass over the whole run. Each line is read into a slim record of the fields a count needs,
+not the whole Conversation or Score: validating every turn's contexts and attempts, or every score's details,
+again right after they were written was most of a recorder write's CPU (issue 27).
 """
 
 from __future__ import annotations
@@ -14,14 +16,53 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, model_validator
 
-from ..records import Conversation, Rejection, Score, Totals
+from ..records import Conversation, Totals, rejection_id
 from .jsonl import read_jsonl_tail
-from .latest import ScoreKey, score_key
+from .latest import ScoreKey
 from .run import CONVERSATIONS, EVALUATIONS, REJECTIONS
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class _TurnCount(BaseModel):
+    error: str | None = None
+
+
+class _ConversationCount(BaseModel):
+    """What the counts read of a conversation line (the fields and defaults of records.Conversation)."""
+
+    id: str
+    status: str = "finished"
+    turns: list[_TurnCount] = Field(default_factory=list)
+    finished: datetime
+
+
+class _RejectionCount(BaseModel):
+    """What the counts read of a rejection line; its id derived as records.Rejection derives it."""
+
+    id: str = ""
+    conversation_id: str
+    turn_index: int
+    attempt: int
+    categories: list[str]
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> _RejectionCount:
+        if not self.id:
+            self.id = rejection_id(self.conversation_id, self.turn_index, self.attempt)
+        return self
+
+
+class _ScoreCount(BaseModel):
+    """What the counts read of a score line."""
+
+    conversation_id: str
+    turn_index: int | None = None
+    metric: str
+    value: float | None = None
+    conversation_finished: datetime | None = None
 
 
 class _Replaced(Exception):
@@ -70,16 +111,17 @@ class FileCounts:
         }
 
     def _read_new(self) -> None:
-        for conversation in self._new(CONVERSATIONS, Conversation):
+        for conversation in self._new(CONVERSATIONS, _ConversationCount):
             self._conversations[conversation.id] = (
                 len(conversation.turns),
                 errors_of(conversation),
                 conversation.finished,
             )
-        for rejection in self._new(REJECTIONS, Rejection):
-            self._rejections[rejection.id] = (rejection.conversation_id, [str(c) for c in rejection.categories])
-        for score in self._new(EVALUATIONS, Score):
-            self._scores[score_key(score)] = (score.scored, score.conversation_finished)
+        for rejection in self._new(REJECTIONS, _RejectionCount):
+            self._rejections[rejection.id] = (rejection.conversation_id, rejection.categories)
+        for score in self._new(EVALUATIONS, _ScoreCount):
+            key = (score.conversation_id, score.turn_index, score.metric)  # as latest.score_key
+            self._scores[key] = (score.value is not None, score.conversation_finished)
 
     def _new(self, name: str, model: type[M]) -> list[M]:
         records, offset = read_jsonl_tail(self.path / name, model, self._offsets[name])
@@ -94,7 +136,7 @@ def count_files(path: Path, totals: Totals | None = None) -> Totals:
     return (totals or Totals()).model_copy(update=FileCounts(path).update())
 
 
-def errors_of(conversation: Conversation) -> int:
+def errors_of(conversation: Conversation | _ConversationCount) -> int:
     """Turns that ended in an error, or 1 for a conversation that failed outside any turn (a static question's
     failure is on its one turn and on the conversation: one error, not two)."""
     failed_turns = sum(turn.error is not None for turn in conversation.turns)
