@@ -3,6 +3,7 @@ against the stub in another process, timed on the machine's monotonic clock that
 
     python benchmarks/tail.py                          # 200 x 5 at L = 0.1 s, and 20 x 5 at L = 1 s
     python benchmarks/tail.py --runs 0.1:50x3          # smaller
+    python benchmarks/tail.py --before SRC --rounds 3  # side by side with another checkout's src/ (medians)
 
 Per run: start-up (the process starting to its first request), the tail (the last answer sent to the process
 exiting: the summary, report.html, the last manifest), the whole wall, and the critical-path bound (the longest
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,11 +30,13 @@ from ragdive.store import RunStore
 from ragdive.testing import StubProcess
 
 
-def run_cli(config_path: Path) -> tuple[float, float, Path]:
-    """(started, exited) on the monotonic clock, and the run directory (the last line of stdout)."""
+def run_cli(config_path: Path, src: Path | None = None) -> tuple[float, float, Path]:
+    """(started, exited) on the monotonic clock, and the run directory (the last line of stdout). ``src``: run
+    the ragdive of that source folder instead (PYTHONPATH), for a side-by-side comparison."""
+    env = {**os.environ, "PYTHONPATH": str(src)} if src else None
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "ragdive", "run", str(config_path)], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "ragdive", "run", str(config_path)], capture_output=True, text=True, check=False, env=env
     )
     exited = time.monotonic()
     if done.returncode != 0:
@@ -40,44 +44,63 @@ def run_cli(config_path: Path) -> tuple[float, float, Path]:
     return started, exited, Path(done.stdout.strip().splitlines()[-1])
 
 
-def measure(latency: float, conversations: int, turns: int, reply: str, rerun: bool) -> None:
+def measure(
+    latency: float, conversations: int, turns: int, reply: str, rerun: bool, sides: dict[str, Path | None], rounds: int
+) -> None:
     with tempfile.TemporaryDirectory() as tmp, StubProcess(latency_s=latency, reply=reply) as stub:
         root = Path(tmp)
         corpus = synthetic_corpus(root / "corpus", documents=max(30, conversations))
-        config = experiment(stub.base_url, corpus, root, conversations, turns, None)
-        config_path = root / "experiment.yaml"
-        config_path.write_text(yaml.safe_dump(config.model_dump(mode="json", exclude_none=True)))
         label = f"L = {latency:g} s, {conversations} x {turns}"
-        for attempt in ("first run", "re-run on the same cache") if rerun else ("first run",):
-            stub.reset()
-            started, exited, run_dir = run_cli(config_path)
-            requests = stub.requests
-            wall = exited - started
-            if not requests:
-                print(f"{label}, {attempt}: 0 requests sent, wall {wall:.2f} s")
-                continue
-            first = min(r.at for r in requests)
-            last_answer = max(r.at for r in requests) + latency
-            store = RunStore.open(run_dir)
-            longest = max(chain_calls(c) for c in store.current_conversations())
-            bound = max((longest + 1) * latency, len(requests) * latency / max(1, stub.peak_in_flight))
-            print(
-                f"{label}, {attempt}: {len(requests):,} requests sent; wall {wall:.2f} s = start-up "
-                f"{first - started:.2f} s + calls {last_answer - first:.2f} s + tail {exited - last_answer:.2f} s; "
-                f"critical-path bound {bound:.2f} s, wall / bound {wall / bound:.2f}"
-            )
+        figures: dict[str, list[tuple[float, float, float]]] = {side: [] for side in sides}
+        for round_ in range(rounds):
+            for side, src in sides.items():  # interleaved: the machine's load drifts between measurements
+                config = experiment(stub.base_url, corpus, root / f"{side}{round_}", conversations, turns, None)
+                config_path = root / f"{side}{round_}.yaml"
+                config_path.write_text(yaml.safe_dump(config.model_dump(mode="json", exclude_none=True)))
+                for attempt in ("first run", "re-run on the same cache") if rerun else ("first run",):
+                    stub.reset()
+                    started, exited, run_dir = run_cli(config_path, src)
+                    requests = stub.requests
+                    wall = exited - started
+                    name = f"{label}, {side + ', ' if len(sides) > 1 else ''}{attempt}"
+                    if not requests:
+                        print(f"{name}: 0 requests sent, wall {wall:.2f} s")
+                        continue
+                    first = min(r.at for r in requests)
+                    last_answer = max(r.at for r in requests) + latency
+                    store = RunStore.open(run_dir)
+                    longest = max(chain_calls(c) for c in store.current_conversations())
+                    bound = max((longest + 1) * latency, len(requests) * latency / max(1, stub.peak_in_flight))
+                    tail = exited - last_answer
+                    print(
+                        f"{name}: {len(requests):,} requests sent; wall {wall:.2f} s = start-up "
+                        f"{first - started:.2f} s + calls {last_answer - first:.2f} s + tail {tail:.2f} s; "
+                        f"critical-path bound {bound:.2f} s, wall / bound {wall / bound:.2f}"
+                    )
+                    if attempt == "first run":
+                        figures[side].append((first - started, tail, wall / bound))
+        if rounds > 1 or len(sides) > 1:
+            for side, rows in figures.items():
+                start_up, tail, ratio = (statistics.median(column) for column in zip(*rows, strict=True))
+                print(
+                    f"  {label}, {side}: medians of {len(rows)}: start-up {start_up:.2f} s, tail {tail:.2f} s, "
+                    f"wall / bound {ratio:.2f}"
+                )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", action="append", help="LATENCY:CxT, repeatable (default: 0.1:200x5 1:20x5)")
     parser.add_argument("--no-rerun", action="store_true", help="skip the cached re-run")
+    parser.add_argument("--before", type=Path, default=None, help="another checkout's src/: measured side by side")
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (medians printed)")
     args = parser.parse_args()
+    sides: dict[str, Path | None] = {"this": None, **({"before": args.before.resolve()} if args.before else {})}
     print("load average at start: {:.2f} {:.2f} {:.2f} ({} cores)".format(*os.getloadavg(), os.cpu_count()))
     for run in args.runs or ["0.1:200x5", "1:20x5"]:
-        measure(*parse_run(run), "ragdive.testing.role_replies:unique_roles", rerun=False)
+        measure(*parse_run(run), "ragdive.testing.role_replies:unique_roles", False, sides, args.rounds)
         if not args.no_rerun:
-            measure(*parse_run(run), "ragdive.testing.role_replies:ragdive_roles", rerun=True)
+            measure(*parse_run(run), "ragdive.testing.role_replies:ragdive_roles", True, sides, 1)
     print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 0
 
