@@ -11,6 +11,7 @@ from .store import StoreConfig
 from .target import (
     HttpTargetConfig,
     LangChainTargetConfig,
+    LlamaIndexTargetConfig,
     OpenAIChatTargetConfig,
     PythonTargetConfig,
     ReferenceTargetConfig,
@@ -35,6 +36,7 @@ __all__ = [
     "ExperimentConfig",
     "HttpTargetConfig",
     "LangChainTargetConfig",
+    "LlamaIndexTargetConfig",
     "ModelSpec",
     "ModelsConfig",
     "OpenAIChatTargetConfig",

@@ -121,6 +121,20 @@ class LangChainTargetConfig(TargetSection):
     """Key of the source documents in a dict result."""
 
 
+class LlamaIndexTargetConfig(TargetSection):
+    """A LlamaIndex query engine or chat engine (`module:attribute`, or a factory returning one). Needs the
+    `llamaindex` extra. Source nodes become the turn's contexts; a chat engine keeps a memory per conversation."""
+
+    type: Literal["llamaindex"] = "llamaindex"
+    engine: str
+    """module:attribute of a query engine, a chat engine, or a factory returning one (called with `options`; a
+    factory gives each conversation its own chat engine)."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments for a factory."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """A call that has not returned by then is a target failure."""
+
+
 class ReferenceTargetConfig(TargetSection):
     """ragdive's own reference RAG system, with the knobs that evaluations should detect."""
 

@@ -16,6 +16,7 @@ from ..registry import Registry, import_entry
 from .target import (
     HttpTargetConfig,
     LangChainTargetConfig,
+    LlamaIndexTargetConfig,
     OpenAIChatTargetConfig,
     PythonTargetConfig,
     ReferenceTargetConfig,
@@ -47,6 +48,7 @@ TARGET_TYPES: Registry[TargetType] = Registry(
         "python": TargetType(PythonTargetConfig, "ragdive.targets.factory:build_python"),
         "langchain": TargetType(LangChainTargetConfig, "ragdive.targets.factory:build_langchain"),
         "reference": TargetType(ReferenceTargetConfig, "ragdive.targets.factory:build_reference"),
+        "llamaindex": TargetType(LlamaIndexTargetConfig, "ragdive.targets.factory:build_llamaindex"),
     },
 )
 """Target types by the name written as ``target.type``. The config's discriminator is this registry."""

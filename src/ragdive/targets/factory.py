@@ -8,6 +8,7 @@ from typing import Any
 from ..config.target import (
     HttpTargetConfig,
     LangChainTargetConfig,
+    LlamaIndexTargetConfig,
     OpenAIChatTargetConfig,
     PythonTargetConfig,
     ReferenceTargetConfig,
@@ -50,6 +51,12 @@ def build_langchain(config: LangChainTargetConfig, **_: Any) -> Target:
     from .langchain import LangChainTarget
 
     return LangChainTarget.from_config(config)
+
+
+def build_llamaindex(config: LlamaIndexTargetConfig, **_: Any) -> Target:
+    from .llamaindex import LlamaIndexTarget
+
+    return LlamaIndexTarget.from_config(config)
 
 
 def build_reference(config: ReferenceTargetConfig, **context: Any) -> Target:
