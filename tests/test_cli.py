@@ -78,7 +78,8 @@ def test_runs_list_and_show_tell_a_run_whose_process_is_gone(tmp_path: Path) -> 
     gone = RunStore.create(tmp_path, run_id="20260101-000000-aaaaaa")
     RunRecorder(gone).start()
     manifest = gone.read_manifest()
-    gone.write_manifest(manifest.model_copy(update={"process": manifest.process.model_copy(update={"pid": child.pid})}))
+    process = manifest.process.model_copy(update={"pid": child.pid})
+    gone._write_manifest(manifest.model_copy(update={"process": process}))
     alive = RunStore.create(tmp_path, run_id="20260102-000000-bbbbbb")
     RunRecorder(alive).start()  # this test's own process: alive while runs list looks
 

@@ -28,7 +28,7 @@ def spend(role: str, calls: int, tokens: int, cost: float | None = 0.0) -> Model
 def test_status_goes_created_running_finished_stamped_with_this_process(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path)
     assert store.read_manifest().status == "created"
-    store.write_manifest(store.read_manifest().model_copy(update={"error": "an earlier session failed"}))
+    store._write_manifest(store.read_manifest().model_copy(update={"error": "an earlier session failed"}))
     started = RunRecorder(store).start()
     assert started.status == "running" and started.error is None
     assert started.process is not None and started.process.pid == os.getpid()

@@ -157,7 +157,8 @@ async def asimulate(
     **overrides: Any,
 ) -> RunResult:
     """Simulate conversations only (`ragdive simulate`); score them later with `evaluate`."""
-    from .simulation import prepare_run, run_simulation
+    from .pipeline import run_simulation
+    from .simulation import prepare_run
 
     experiment = load_experiment(config, **overrides)
     async with AsyncExitStack() as resources:

@@ -9,6 +9,7 @@ from ragdive.models import Message, Model, ScriptedModel
 from ragdive.records import Document, TargetReply
 from ragdive.simulation.dialogue import ConversationPlan
 from ragdive.simulation.personas import builtin_personas
+from ragdive.simulation.runner import RunOutcome, SimulationRunner
 from ragdive.targets import DialogueState, Target
 
 DOCS = [
@@ -107,3 +108,13 @@ def plan(persona: str = "precise", documents: list[Document] | None = None, inde
         persona=builtin_personas()[persona],
         documents=documents or [DOCS[0]],
     )
+
+
+async def session_run(runner: SimulationRunner) -> RunOutcome:
+    """The runner in a run session, as the pipeline runs it: the session writes the run's status."""
+    from ragdive.store import RunSession
+
+    session = RunSession(
+        runner.store, recorder=runner.recorder, spend=runner.session_spend, limits=runner.session_limits
+    )
+    return await session.run(runner.run)

@@ -22,7 +22,7 @@ from ragdive.simulation import (
 from ragdive.store import RunStore
 from ragdive.targets import DialogueState, Target
 
-from .helpers import DOCS, good_draft, user_model, validator_model
+from .helpers import DOCS, good_draft, session_run, user_model, validator_model
 
 MAX_TURNS = 3
 
@@ -100,7 +100,7 @@ async def test_fifty_conversations_at_concurrency_eight(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path, seed=11)
     target = SlowEchoTarget()
     validator = flaky_validator()
-    outcome = await make_runner(store, 50, target, validator=validator).run()
+    outcome = await session_run(make_runner(store, 50, target, validator=validator))
 
     assert outcome.status == "finished" and store.read_manifest().status == "finished"
     check_store(store, 50)
@@ -114,7 +114,9 @@ async def test_fifty_conversations_at_concurrency_eight(tmp_path: Path) -> None:
 def test_ctrl_c_mid_run_then_resume_gives_exactly_fifty(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path, seed=11)
     with pytest.raises(KeyboardInterrupt):
-        asyncio.run(make_runner(store, 50, SlowEchoTarget(interrupt_after=60), validator=flaky_validator()).run())
+        asyncio.run(
+            session_run(make_runner(store, 50, SlowEchoTarget(interrupt_after=60), validator=flaky_validator()))
+        )
     manifest = store.read_manifest()
     written = len(store.conversations().records)
     assert manifest.status == "interrupted" and 0 < written < 50
@@ -123,7 +125,9 @@ def test_ctrl_c_mid_run_then_resume_gives_exactly_fifty(tmp_path: Path) -> None:
     assert manifest.totals.rejections > 0
 
     resumed_target = SlowEchoTarget()
-    outcome = asyncio.run(make_runner(RunStore.open(store.path), 50, resumed_target, validator=flaky_validator()).run())
+    outcome = asyncio.run(
+        session_run(make_runner(RunStore.open(store.path), 50, resumed_target, validator=flaky_validator()))
+    )
     assert outcome.status == "finished"
     check_store(store, 50)
     assert len(resumed_target.history_lengths) == 50 - written  # finished ones were skipped, not redone
@@ -132,14 +136,14 @@ def test_ctrl_c_mid_run_then_resume_gives_exactly_fifty(tmp_path: Path) -> None:
 async def test_cancellation_marks_the_run_interrupted_and_resume_completes_it(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path, seed=11)
     target = SlowEchoTarget(cancel_after=40)
-    task = asyncio.create_task(make_runner(store, 50, target).run())
+    task = asyncio.create_task(session_run(make_runner(store, 50, target)))
     target.main_task = task
     with pytest.raises(asyncio.CancelledError):
         await task
     assert store.read_manifest().status == "interrupted"
     written = len(store.conversations().records)
     assert written < 50
-    await make_runner(RunStore.open(store.path), 50, SlowEchoTarget()).run()
+    await session_run(make_runner(RunStore.open(store.path), 50, SlowEchoTarget()))
     check_store(store, 50)
 
 
@@ -156,7 +160,7 @@ async def test_budget_exceeded_stops_cleanly(tmp_path: Path) -> None:
         return responder(messages, schema)  # type: ignore[misc]
 
     backend.responder = limited
-    outcome = await make_runner(store, 50, SlowEchoTarget(), user=user).run()
+    outcome = await session_run(make_runner(store, 50, SlowEchoTarget(), user=user))
     manifest = store.read_manifest()
     assert outcome.status == "budget_exceeded" == manifest.status
     assert "max_tokens 5000 reached" in (manifest.error or "")
@@ -180,7 +184,7 @@ async def test_an_error_in_one_conversation_does_not_stop_the_others(tmp_path: P
     runner = make_runner(store, 10, PickyTarget("placeholder"))
     broken = runner.plans[3].id
     runner.target = PickyTarget(broken)
-    outcome = await runner.run()
+    outcome = await session_run(runner)
     assert outcome.status == "finished"
     by_id = {c.id: c for c in store.conversations().records}
     assert len(by_id) == 10 and by_id[broken].status == "error" and "adapter bug" in by_id[broken].error
@@ -216,7 +220,7 @@ def shared_models(max_tokens: int | None):  # type: ignore[no-untyped-def]
 async def test_the_token_budget_caps_the_whole_run_across_resumes(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path, seed=11)
     user, validator, context = shared_models(max_tokens=30_000)
-    outcome = await make_runner(store, 50, SlowEchoTarget(), user=user, validator=validator).run()
+    outcome = await session_run(make_runner(store, 50, SlowEchoTarget(), user=user, validator=validator))
     manifest = store.read_manifest()
     assert outcome.status == "budget_exceeded" == manifest.status and "30000" in manifest.error
     written = manifest.totals.conversations
@@ -229,12 +233,16 @@ async def test_the_token_budget_caps_the_whole_run_across_resumes(tmp_path: Path
 
     # resuming with the same budget: it is already spent, nothing new is written
     user, validator, _ = shared_models(max_tokens=30_000)
-    outcome = await make_runner(RunStore.open(store.path), 50, SlowEchoTarget(), user=user, validator=validator).run()
+    outcome = await session_run(
+        make_runner(RunStore.open(store.path), 50, SlowEchoTarget(), user=user, validator=validator)
+    )
     assert outcome.status == "budget_exceeded" and store.read_manifest().totals.conversations == written
 
     # with more budget the run completes, and the tokens of both sessions add up
     user, validator, context = shared_models(max_tokens=None)
-    outcome = await make_runner(RunStore.open(store.path), 50, SlowEchoTarget(), user=user, validator=validator).run()
+    outcome = await session_run(
+        make_runner(RunStore.open(store.path), 50, SlowEchoTarget(), user=user, validator=validator)
+    )
     assert outcome.status == "finished"
     check_store(store, 50)
     totals = store.read_manifest().totals
@@ -265,7 +273,7 @@ async def test_a_target_that_never_answers_stops_the_run_with_one_clear_error(tm
     target = DownTarget()
     runner = make_runner(store, 40, target)
     with pytest.raises(TargetError, match="failed 3 times and never answered.*connection refused"):
-        await runner.run()
+        await session_run(runner)
     manifest = store.read_manifest()
     assert manifest.status == "failed" and "never answered" in (manifest.error or "")
     written = store.conversations().records
@@ -279,6 +287,6 @@ async def test_a_target_that_answers_sometimes_is_flaky_not_down(tmp_path: Path)
     runner = make_runner(store, 12, DownTarget())
     runner.target = DownTarget(answer_for={runner.plans[0].id})
     runner.concurrency = 1  # the answering conversation runs first
-    outcome = await runner.run()
+    outcome = await session_run(runner)
     assert outcome.status == "finished"
     assert len(store.conversations().records) == 12 and store.read_manifest().totals.errors == 11

@@ -11,8 +11,8 @@ import typer
 
 from ..config import ExperimentConfig, load_config
 from ..errors import RagdiveError
-from ..pipeline import with_overrides
-from ..simulation import RunOutcome, prepare_run, run_simulation
+from ..pipeline import run_simulation, with_overrides
+from ..simulation import RunOutcome, prepare_run
 from .display import EXIT_BUDGET, ProgressObserver, console, describe_outcome, progress_display
 
 

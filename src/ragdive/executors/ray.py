@@ -31,8 +31,8 @@ from ..config.models import ROLES
 from ..errors import ConfigError
 from ..pipeline.sweep import LocalExecutor, RunJob
 from ..pipeline.sweep_plan import PlannedRun, SweepPlan
-from ..store import RunRecorder, RunStore
 from ..store.mirror import RunBatch, RunMirror, run_files
+from ..store.session import Ending
 from .ray_worker import RunOrder, RunWorker
 
 T = TypeVar("T")
@@ -137,16 +137,18 @@ class RayExecutor:
     async def run(self, job: RunJob) -> tuple[str, str | None]:
         ray = _ray()
         self.start()
-        path = job.store.run_path(job.planned.run_id)
+        mirror = RunMirror(job.store.run_path(job.planned.run_id))
         try:
-            return await self.call("run", self._order(job), RunMirror(path).apply)
-        except (asyncio.CancelledError, KeyboardInterrupt):
-            _end(path, "interrupted")  # also when cancelled again while salvaging: never left "running"
+            status, error = await self.call("run", self._order(job), mirror.apply)
+        except (asyncio.CancelledError, KeyboardInterrupt) as exc:
+            mirror.end(raised=exc)  # also when cancelled again while salvaging: never left "running"
             raise
         except ray.exceptions.RayError as exc:  # the worker died or its code broke outside the run's own handling
             error = ray_error(exc)
-            _end(path, "failed", error)
+            mirror.end(Ending("failed", error))
             return "failed", error
+        mirror.end(Ending(status, error))  # the driver's copy ends as the worker's run did
+        return status, error
 
     async def call(self, method: str, order: Any, apply: Callable[[RunBatch], None]) -> tuple[str, str | None]:
         """``RunWorker.<method>(order)`` on a worker of the pool: its records handed to ``apply`` every poll_s as
@@ -234,9 +236,3 @@ def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
     except OSError as exc:
         raise ConfigError(f"--address {address}: no Ray cluster answers there ({exc.strerror or exc})") from exc
-
-
-def _end(path: Path, status: str, error: str | None = None) -> None:
-    """The driver's copy of a run cut off in its worker: its manifest says how it ended (as a local run's would)."""
-    if (path / "manifest.json").is_file():
-        RunRecorder(RunStore(path)).finish(status, error)

@@ -21,7 +21,6 @@ end first), ``budget_exceeded`` when a part spent its share, ``interrupted`` on 
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from ..simulation import RunObserver, RunOutcome, Shard
 from ..store import RunRecorder
 from ..store.mirror import RunBatch, RunMirror, run_files
 from ..store.recorder import spend_since
+from ..store.session import Ending, RunSession
 from . import check_executor
 from .ray import RayExecutor, _ray, cluster_cpus, ray_error, worker_share
 from .ray_worker import ShardOrder
@@ -108,8 +108,8 @@ async def run_sharded(
     check_executor("ray", None, shards)
     store = prepared.store
     plans = prepared.simulation.runner.plans
-    recorder = RunRecorder(store)
-    started = recorder.start()
+    session = RunSession(store)
+    started = session.start()
     parts = [_Part(Shard(k, shards)) for k in range(shards)]
     totals = [started.totals]  # the latest the recorders wrote, for the observer
     if observer is not None:
@@ -159,17 +159,20 @@ async def run_sharded(
         except _ray().exceptions.RayError as exc:  # the worker died: the other parts go on, the run ends failed
             part.status, part.error = "failed", ray_error(exc)
 
-    try:  # at most executor.concurrency parts at once: a part waits for a free worker, never for a CPU Ray lacks
+    async def all_parts() -> Ending:
+        # at most executor.concurrency parts at once: a part waits for a free worker, never for a CPU Ray lacks
         await executor.run_all([functools.partial(run_part, part) for part in parts])
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        recorder.finish("interrupted")
-        raise
-    status = next((end for end in ENDINGS if any(p.status == end for p in parts)), "finished")
-    errors = [f"part {p.shard.index + 1} of {shards}: {p.error or p.status}" for p in parts if p.status != "finished"]
-    error = "; ".join(errors) or None
-    if status == "interrupted":  # a part was stopped while the driver was not: a failure of that part
-        status = "failed"
-    manifest = recorder.finish(status, error)
+        status = next((end for end in ENDINGS if any(p.status == end for p in parts)), "finished")
+        ended = [p for p in parts if p.status != "finished"]
+        errors = [f"part {p.shard.index + 1} of {shards}: {p.error or p.status}" for p in ended]
+        if status == "interrupted":  # a part was stopped while the driver was not: a failure of that part
+            status = "failed"
+        return Ending(status, "; ".join(errors) or None)
+
+    ending = await session.run(all_parts)
+    status, error = ending.status, ending.error
+    assert session.manifest is not None
+    manifest = session.manifest
     if status == "failed":
         raise WorkerFailed(f"{store.path.name} failed: {error} (finished work is kept; --resume continues it)")
     simulated = RunOutcome(status=status, totals=manifest.totals, error=error)

@@ -11,7 +11,14 @@ from .building import (
     settings_from_manifest,
     with_overrides,
 )
-from .experiment import PipelineOutcome, PreparedExperiment, evaluate_store, prepare_experiment, run_experiment
+from .experiment import (
+    PipelineOutcome,
+    PreparedExperiment,
+    evaluate_store,
+    prepare_experiment,
+    run_experiment,
+    run_simulation,
+)
 from .replay import ReplayHooks, ReplayOutcome, run_replay
 from .scoring import ScoringOutcome, score_run
 from .static import StaticHooks, StaticOutcome, run_static, static_metrics
@@ -32,6 +39,7 @@ __all__ = [
     "prepare_experiment",
     "run_experiment",
     "run_replay",
+    "run_simulation",
     "run_static",
     "score_run",
     "settings_from_manifest",

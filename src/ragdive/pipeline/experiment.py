@@ -22,8 +22,9 @@ from ..evaluation.metrics import configured_metrics
 from ..models import ModelContext
 from ..models.selfcheck import check_local_models
 from ..records import Score, Totals
-from ..simulation import PreparedRun, RunObserver, RunOutcome, Shard, prepare_run, run_simulation
-from ..store import RunRecorder, RunStore
+from ..simulation import PreparedRun, RunObserver, RunOutcome, Shard, prepare_run
+from ..store import RunStore
+from ..store.session import RunSession
 from .building import build_evaluator, hold_context
 
 
@@ -62,7 +63,7 @@ class PreparedExperiment:
 @dataclass
 class PipelineOutcome:
     status: str
-    """finished, or budget_exceeded (in either stage)."""
+    """The run's final status as its session wrote it: finished, or budget_exceeded (in either stage)."""
     stage: str
     """The last stage that ran: simulation or evaluation."""
     store: RunStore
@@ -105,6 +106,30 @@ async def prepare_experiment(
     return PreparedExperiment(simulation=simulation, evaluator=evaluator, context=context)
 
 
+async def run_simulation(prepared: PreparedRun) -> RunOutcome:
+    """Simulate only (`ragdive simulate`), in one run session: the run ends ``finished`` or ``budget_exceeded``
+    (returned), ``interrupted`` on cancellation or ``failed`` (raised again), with finished conversations on disk."""
+    runner = prepared.runner
+    session = _session(prepared)
+    outcome = await session.run(runner.run)
+    return _ended(outcome, session)
+
+
+def _session(prepared: PreparedRun) -> RunSession:
+    """The run's session, on the simulation's recorder: the spend it recorded is never added twice."""
+    runner = prepared.runner
+    return RunSession(
+        prepared.store, recorder=runner.recorder, spend=runner.session_spend, limits=runner.session_limits
+    )
+
+
+def _ended(outcome: RunOutcome, session: RunSession) -> RunOutcome:
+    assert session.ending is not None and session.manifest is not None
+    outcome.status, outcome.error = session.ending.status, session.ending.error
+    outcome.totals = session.manifest.totals
+    return outcome
+
+
 async def run_experiment(
     prepared: PreparedExperiment,
     *,
@@ -116,10 +141,22 @@ async def run_experiment(
     about as long as the longer of the two, not their sum (the judge's calls fill the simulation's waits, and only
     the last turn's judge round is left when the last conversation ends). Scores are written only once their
     conversation's line is (stamped with it), so a conversation the run drops leaves no scores behind. Both stages
-    resume as before: a conversation on disk and not yet scored is scored on resume. A spent budget stops the run
-    with status ``budget_exceeded`` (finished work kept); cancellation (Ctrl-C, SIGTERM) marks it ``interrupted``
-    and re-raises. ``on_evaluation(total, done)`` is told when scoring starts; the total counts the conversations
-    still to simulate at their full length."""
+    resume as before: a conversation on disk and not yet scored is scored on resume. One run session owns the
+    status: a spent budget (in either stage) ends the run ``budget_exceeded`` (finished work kept); cancellation
+    (Ctrl-C, SIGTERM) ``interrupted`` and a failure ``failed`` (both raised again). ``on_evaluation(total, done)``
+    is told when scoring starts; the total counts the conversations still to simulate at their full length."""
+    session = _session(prepared.simulation)
+    outcome = await session.run(lambda: _simulate_and_score(prepared, on_evaluation, on_score))
+    assert session.ending is not None
+    outcome.status, outcome.error = session.ending.status, session.ending.error
+    return outcome
+
+
+async def _simulate_and_score(
+    prepared: PreparedExperiment,
+    on_evaluation: Callable[[int, int], None] | None,
+    on_score: Callable[[Score], None] | None,
+) -> PipelineOutcome:
     store, evaluator, runner = prepared.store, prepared.evaluator, prepared.simulation.runner
     metrics = evaluator.score_names
     # the judge's local self-check is the simulation's preflight (check_also): a broken build fails the run there
@@ -132,7 +169,7 @@ async def run_experiment(
 
     async def simulate() -> RunOutcome:
         try:
-            return await run_simulation(prepared.simulation)  # marks the manifest
+            return await runner.run()
         finally:
             arrivals.close()  # however it ended: the judge scores what arrived, then stops
 
@@ -144,7 +181,7 @@ async def run_experiment(
         )
     )
     try:
-        simulated = await _simulation_then_scoring(simulation, scoring, store)
+        simulated = await _simulation_then_scoring(simulation, scoring)
         if simulated.status != "finished":
             return PipelineOutcome(
                 simulated.status, "simulation", store, simulated, error=simulated.error, metrics=metrics
@@ -152,29 +189,22 @@ async def run_experiment(
         result = await scoring
     except BudgetExceeded as exc:
         error = f"budget exceeded while scoring: {exc}"
-        RunRecorder(store).finish("budget_exceeded", error)
         return PipelineOutcome(
             "budget_exceeded", "evaluation", store, _outcome(simulation), error=error, metrics=metrics
         )
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        RunRecorder(store).finish("interrupted")
-        raise
-    except Exception as exc:
-        RunRecorder(store).finish("failed", f"{type(exc).__name__}: {exc}")
-        raise
-    finally:
+    finally:  # every task has unwound (and written what it had) before the session writes the final status
         for task in (simulation, scoring):
             task.cancel()
         await asyncio.gather(simulation, scoring, return_exceptions=True)
-    RunRecorder(store).finish("finished")
     return PipelineOutcome("finished", "evaluation", store, simulated, result, metrics=metrics)
 
 
 async def _simulation_then_scoring(
-    simulation: asyncio.Future[RunOutcome], scoring: asyncio.Future[EvaluationResult], store: RunStore
+    simulation: asyncio.Future[RunOutcome], scoring: asyncio.Future[EvaluationResult]
 ) -> RunOutcome:
     """Wait for the simulation; a scoring failure meanwhile (a spent budget, a crashed judge) stops it. A simulation
-    that did not finish stops the scoring (what was scored stays written; resume goes on from there)."""
+    that did not finish stops the scoring (what was scored stays written; resume goes on from there). The run stays
+    ``running`` until it is scored, so `runs list` does not mislead."""
     both: set[asyncio.Future[Any]] = {simulation, scoring}
     await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
     if scoring.done() and scoring.exception() is not None and not simulation.done():
@@ -182,10 +212,7 @@ async def _simulation_then_scoring(
         await asyncio.gather(simulation, return_exceptions=True)
         scoring.result()  # raises the scoring's error
     simulated = await simulation
-    if simulated.status == "finished":
-        # the run is not finished until it is scored: "running" until then, so `runs list` does not mislead
-        RunRecorder(store).start()
-    else:
+    if simulated.status != "finished":
         scoring.cancel()
         await asyncio.gather(scoring, return_exceptions=True)
     return simulated

@@ -9,7 +9,6 @@ caller's AsyncExitStack."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ExperimentConfig, load_yaml, validate_config
-from ..errors import BudgetExceeded, ConfigError, RagdiveError
+from ..errors import BudgetExceeded, ConfigError
 from ..evaluation import EvaluationResult
 from ..models import ModelContext
 from ..models.selfcheck import check_local_models
@@ -25,6 +24,7 @@ from ..records import Conversation, ModelSpend, Score
 from ..redaction import redact
 from ..simulation.replay import REPLAY_NOTE, replay_conversations, replayable
 from ..store import RunRecorder, RunStore, writer_lock
+from ..store.session import RunSession
 from ..targets import build_experiment_target
 from .building import _strip_masked, build_evaluator, hold_context, parse_metrics
 from .overlap import ask_while_scoring
@@ -153,17 +153,19 @@ async def run_replay(
         )
     resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
     recorder = RunRecorder(store)
-    recorder.start()
+
+    def target_spend() -> list[ModelSpend]:
+        # the judge's spend is recorded by the evaluator as it scores; this recorder adds the rest
+        return [line for line in context.ledger.spend() if line.role != "judge"]
+
+    session = RunSession(store, recorder=recorder, spend=target_spend)
+    session.start()
     if hooks.on_created:  # how many this session sends: a resumed replay skips the finished ones
         done = store.finished_conversation_ids()
         hooks.on_created(store, sum(c.id not in done for c in conversations))
-    outcome = ReplayOutcome(store, source_store, "failed", metrics=names)
+    outcome = ReplayOutcome(store, source_store, "finished", metrics=names)
 
-    def target_spend() -> list[ModelSpend]:
-        # the judge's spend is recorded by the evaluator as it scores; this recorder adds the rest once
-        return [line for line in context.ledger.spend() if line.role != "judge"]
-
-    try:
+    async def replay_and_score() -> ReplayOutcome:
         await check_local_models([target_model] if target_model is not None else [])  # the judge's: when scoring
 
         if evaluator is not None:
@@ -180,19 +182,12 @@ async def run_replay(
             on_start=hooks.on_scoring,
             on_score=hooks.on_score,
         )
-        recorder.record(spend=target_spend())
-        outcome.status = "finished"
-    except BudgetExceeded as exc:
-        outcome.status, outcome.error = "budget_exceeded", f"budget exceeded: {exc}"
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        outcome.status = "interrupted"
-        raise
-    except RagdiveError as exc:
-        outcome.error = str(exc)
-        raise
-    except Exception as exc:  # a bug: still say in the manifest why the run stopped
-        outcome.error = f"{type(exc).__name__}: {exc}"
-        raise
-    finally:
-        recorder.finish(outcome.status, outcome.error, spend=target_spend())
+        return outcome
+
+    try:
+        await session.run(replay_and_score)
+    except BudgetExceeded:  # the session wrote budget_exceeded: a spent budget is an outcome, not an error
+        pass
+    assert session.ending is not None
+    outcome.status, outcome.error = session.ending.status, session.ending.error
     return outcome

@@ -13,6 +13,7 @@ from ..evaluation import EvaluationResult
 from ..models import ModelContext
 from ..records import Score
 from ..store import RunStore, writer_lock
+from ..store.session import RunSession
 from .building import build_evaluator, hold_context, parse_metrics, settings_from_manifest
 from .experiment import evaluate_store
 
@@ -49,12 +50,15 @@ async def score_run(
     concurrency = concurrency or settings.evaluation.concurrency
     context = hold_context(resources, ModelContext.from_config(settings))
     evaluator = build_evaluator(settings, list(models or []), names, concurrency, resources=resources, context=context)
-    result = await evaluate_store(
-        evaluator,
-        store,
-        retry_failed=retry_failed,
-        rescore_changed=rescore_changed,
-        on_start=on_start,
-        on_score=on_score,
+    # one session: the run is "running" while scored; scoring a run whose simulation did not finish keeps its status
+    result = await RunSession(store, adds_to_run=True).run(
+        lambda: evaluate_store(
+            evaluator,
+            store,
+            retry_failed=retry_failed,
+            rescore_changed=rescore_changed,
+            on_start=on_start,
+            on_score=on_score,
+        )
     )
     return ScoringOutcome(store, evaluator.score_names, result)

@@ -6,14 +6,13 @@ the caller's AsyncExitStack. The target-failure rule is the simulation's (`ragdi
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import ExperimentConfig
-from ..errors import ConfigError, RagdiveError
+from ..errors import ConfigError
 from ..evaluation import EvaluationResult, Evaluator, Judge
 from ..evaluation.metrics import check_metric_names, configured_metrics
 from ..evaluation.static import (
@@ -27,7 +26,8 @@ from ..models import Model, ModelContext, apply_model_overrides, models_for_role
 from ..models.selfcheck import check_local_models
 from ..records import Conversation, Score
 from ..simulation import seed_documents
-from ..store import RunRecorder, RunStore, writer_lock
+from ..store import RunStore, writer_lock
+from ..store.session import RunSession
 from ..targets import Target, build_experiment_target
 from .building import build_judge, hold_context, parse_metrics
 from .overlap import ask_while_scoring
@@ -87,9 +87,10 @@ async def run_static(
     run_id: str | None = None,
     resume: Path | None = None,
 ) -> StaticOutcome:
-    """Ask, then (``evaluate``) score. The run ends ``finished``, ``interrupted`` (cancelled) or ``failed`` with
-    the error; what was asked and scored before stays on disk. ``resume`` continues that static run (questions
-    answered and items scored are skipped); a sweep passes its shared ``context`` and the ``run_id`` it planned."""
+    """Ask, then (``evaluate``) score, in one run session: the run ends ``finished``, ``budget_exceeded``,
+    ``interrupted`` (cancelled) or ``failed`` with the error (all but the first raised again); what was asked
+    and scored before stays on disk. ``resume`` continues that static run (questions answered and items scored
+    are skipped); a sweep passes its shared ``context`` and the ``run_id`` it planned."""
     hooks = hooks or StaticHooks()
     overrides = list(models or [])
     if config.target is None:
@@ -111,25 +112,11 @@ async def run_static(
     resources.push_async_callback(system.aclose)
     store = _static_store(config, dataset, resume, output, run_id, system, judge)
     resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
-    RunRecorder(store).start()
+    session = RunSession(store)
+    session.start()
     if hooks.on_created:
         hooks.on_created(store, len(items))
-    status, error = "failed", None
-    try:
-        outcome = await _ask_and_score(config, items, store, system, judge, names, target_model, hooks)
-        status = "finished"
-        return outcome
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        status = "interrupted"
-        raise
-    except RagdiveError as exc:
-        error = str(exc)
-        raise
-    except Exception as exc:  # a bug: still say in the manifest why the run stopped
-        error = f"{type(exc).__name__}: {exc}"
-        raise
-    finally:
-        RunRecorder(store).finish(status, error)
+    return await session.run(lambda: _ask_and_score(config, items, store, system, judge, names, target_model, hooks))
 
 
 def _static_store(

@@ -7,7 +7,6 @@ Python API, the pipeline) closes them once, however the run ends.
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from .dialogue import DialogueSettings
 from .generator import Generator
 from .personas import resolve_personas
 from .resume_check import check_resumable
-from .runner import RunObserver, RunOutcome, Shard, SimulationRunner, plan_conversations
+from .runner import RunObserver, Shard, SimulationRunner, plan_conversations
 from .validator import Validator
 
 
@@ -162,14 +161,3 @@ async def prepare_run(
         observer=observer,
     )
     return PreparedRun(store=store, runner=runner, models=models, target=target, corpus=loaded.summary)
-
-
-async def run_simulation(prepared: PreparedRun) -> RunOutcome:
-    """Run to the end. Cancellation (Ctrl-C and SIGTERM cancel the command's task) marks the run ``interrupted``
-    (finished conversations stay on disk) and re-raises; so does a KeyboardInterrupt that reached the task."""
-    try:
-        return await prepared.runner.run()
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        runner = prepared.runner
-        runner.recorder.finish("interrupted", spend=runner.session_spend(), limits=runner.session_limits())
-        raise

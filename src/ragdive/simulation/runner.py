@@ -1,12 +1,13 @@
 """The concurrent runner: many conversations at once (bounded), turns in order within each, every finished
 conversation written to the run store at once, resumable.
 
-Stopping: BudgetExceeded from the model layer ends the run with status ``budget_exceeded``; cancellation or
-Ctrl-C ends it with ``interrupted``. Either way the conversations in flight are dropped (never written half-done)
-and everything finished is already on disk, so ``--resume`` continues where the run stopped. An error inside
+Stopping: BudgetExceeded from the model layer ends the work with outcome ``budget_exceeded``; cancellation or
+Ctrl-C is raised (the run's session, ragdive.store.session, writes ``interrupted``). Either way the conversations
+in flight are dropped (never written half-done) and everything finished is already on disk, so ``--resume``
+continues where the run stopped. An error inside
 one conversation is recorded on it (status ``error``) and the others go on; a resumed run does not retry it.
 A target that fails TARGET_FAILURES_BEFORE_STOP times without one answer stops the run with a TargetError
-(status ``failed``; the rule, shared with static mode, is `ragdive.targets.watch`).
+(the session writes ``failed``; the rule, shared with static mode, is `ragdive.targets.watch`).
 
 Rejections are written with their conversation, just before it (a conversation that is dropped and redone after
 a resume would otherwise leave duplicates). A kill between those two writes leaves that conversation's rejections
@@ -25,7 +26,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 
 from ..corpus.sampling import SeedSampler, shared_terms
-from ..errors import BudgetExceeded, ModelError
+from ..errors import BudgetExceeded
 from ..models import UsageLedger
 from ..records import Conversation, ModelLimit, ModelSpend, Persona, Totals, Turn, Usage
 from ..store import RunRecorder, RunStore
@@ -138,18 +139,15 @@ class SimulationRunner:
         self.on_answered: Callable[[Conversation, Turn], None] | None = None
 
     async def run(self) -> RunOutcome:
-        """Run every planned conversation not yet in the store. Returns how the run ended; re-raises
-        cancellation (after recording ``interrupted``) and bugs (after recording ``failed``)."""
+        """Run every planned conversation not yet in the store. Returns how the run ended (finished, or
+        budget_exceeded); raises cancellation and failures. The run's status is its session's to write
+        (ragdive.store.session): this stage records counts and spend only."""
         done = self._resume()
         todo = [p for p in self.plans if p.id not in done]
-        self.totals = self.recorder.start(spend=self.session_spend()).totals
+        self.totals = self.recorder.record(spend=self.session_spend()).totals
         self.observer.started(len(self.plans), len(self.plans) - len(todo), self.totals.model_copy())
         if self.preflight is not None:
-            try:
-                await self.preflight()  # the local model's self-check: a broken build fails here, in seconds
-            except ModelError as exc:
-                self._finish("failed", str(exc))
-                raise
+            await self.preflight()  # the local model's self-check: a broken build fails here, in seconds
         queue = iter(todo)
         self._watch = TargetWatch(len(todo), saved="finished conversations are saved")
         try:
@@ -159,20 +157,15 @@ class SimulationRunner:
         except BaseExceptionGroup as group_error:
             budget = _first(group_error, BudgetExceeded)
             if budget is not None:
-                return self._finish("budget_exceeded", f"budget exceeded: {budget}")
+                return self._outcome("budget_exceeded", f"budget exceeded: {budget}")
             first = _first(group_error, BaseException)
-            self._finish("failed", f"{type(first).__name__}: {first}")
             raise first from group_error  # type: ignore[misc]
-        except asyncio.CancelledError:
-            self._finish("interrupted", None)
-            raise
         except KeyboardInterrupt as exc:
             # A KeyboardInterrupt inside a conversation has already left the event loop (asyncio re-raises it
             # from the task that got it); the TaskGroup hands it to us again while asyncio.run cancels
             # everything. End this task as cancelled: raising it twice only leaves an unretrieved-task warning.
-            self._finish("interrupted", None)
             raise asyncio.CancelledError from exc
-        return self._finish("finished", None)
+        return self._outcome("finished", None)
 
     async def _worker(self, queue: Iterator[ConversationPlan]) -> None:
         # one shared iterator: the event loop runs one worker at a time between awaits, so next() is safe
@@ -224,10 +217,9 @@ class SimulationRunner:
         """The adaptive concurrency limits that backed off this session (every limiter of these contexts)."""
         return [limit for context in self._contexts for limit in context.limits()]
 
-    def _finish(self, status: str, error: str | None) -> RunOutcome:
-        self.totals = self.recorder.finish(
-            status, error, spend=self.session_spend(), limits=self.session_limits()
-        ).totals
+    def _outcome(self, status: str, error: str | None) -> RunOutcome:
+        """How the work ended, with everything spent recorded (the session's final write adds nothing to it)."""
+        self.totals = self.recorder.record(spend=self.session_spend(), limits=self.session_limits()).totals
         return RunOutcome(status=status, totals=self.totals, error=error)
 
 

@@ -19,6 +19,7 @@ from .run import (
     new_run_id,
     write_json_atomic,
 )
+from .session import Ending, RunSession, decide_ending
 from .sweep_index import SWEEP_INDEX, TABLES, SweepStore
 
 __all__ = [
@@ -31,10 +32,12 @@ __all__ = [
     "REPORT",
     "SWEEP_INDEX",
     "TABLES",
+    "Ending",
     "FileCounts",
     "JsonlAppender",
     "ReadResult",
     "RunRecorder",
+    "RunSession",
     "RunStore",
     "SweepStore",
     "WriterLocked",
@@ -44,6 +47,7 @@ __all__ = [
     "latest_rejections",
     "latest_scores",
     "count_files",
+    "decide_ending",
     "list_runs",
     "migrations",
     "new_run_id",

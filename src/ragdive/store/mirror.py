@@ -17,7 +17,9 @@ from typing import Any
 from ..errors import StoreError
 from ..records import Conversation, Rejection, RunManifest, Score
 from .jsonl import read_jsonl_tail
-from .run import CONVERSATIONS, EVALUATIONS, MANIFEST, REJECTIONS, RunStore
+from .recorder import spend_since
+from .run import CONVERSATIONS, EVALUATIONS, MANIFEST, RECORDER_FIELDS, REJECTIONS, RunStore
+from .session import Outcome, RunSession
 
 RECORD_FILES = (CONVERSATIONS, REJECTIONS, EVALUATIONS)
 
@@ -114,7 +116,13 @@ class RunTail:
 
 class RunMirror:
     """The driver's side: applies batches to the run directory in the sweep, creating it with the first
-    manifest (or, for one part of a split run, see ``part``)."""
+    manifest (or, for one part of a split run, see ``part``).
+
+    The driver's copy has its own run session (ragdive.store.session): the worker's manifests are not copied over
+    it. Their description (config, models, target...) is applied as any change of description is, their spend
+    (what the worker's run grew by since it was seeded with the driver's files) is added by the session's
+    recorder, the counts are recounted from the mirrored files, and `end` writes the final status once, as the
+    worker's run ended (or as the driver saw it cut off)."""
 
     def __init__(
         self, path: Path, *, store: RunStore | None = None, on_manifest: Callable[[dict[str, Any]], None] | None = None
@@ -122,12 +130,15 @@ class RunMirror:
         self.path = path
         self._store: RunStore | None = store or (RunStore(path) if (path / MANIFEST).is_file() else None)
         self._on_manifest = on_manifest
+        self._seeded = self._store.read_manifest().totals.spend if self._store is not None else []
+        """The spend the worker's run was seeded with (the driver's manifest): not spent by this session."""
+        self._session: RunSession | None = None
 
     @classmethod
     def part(cls, store: RunStore, on_manifest: Callable[[dict[str, Any]], None]) -> RunMirror:
         """A mirror of one part of a split run, appending through ``store`` (the run all parts share, so every
         file has one appender); each worker manifest, which tells of that part only, goes to ``on_manifest``
-        instead of being written."""
+        instead of being applied (the driver's session of the whole run records it)."""
         return cls(store.path, store=store, on_manifest=on_manifest)
 
     def apply(self, batch: RunBatch) -> None:
@@ -136,8 +147,7 @@ class RunMirror:
                 if len(batch):
                     raise StoreError(f"{self.path}: records arrived before the run's manifest")
                 return
-            self.path.mkdir(parents=True, exist_ok=True)
-            self._store = RunStore(self.path)
+            self._store = RunStore._adopt(self.path, RunManifest.model_validate(batch.manifest))
         store = self._store
         for conversation in batch.conversations:
             store.append_conversation(conversation)
@@ -149,4 +159,27 @@ class RunMirror:
         if self._on_manifest is not None:
             self._on_manifest(batch.manifest)
         else:  # after the records, as the worker wrote them
-            store.write_manifest(RunManifest.model_validate(batch.manifest))
+            self._mirror(RunManifest.model_validate(batch.manifest))
+
+    def _mirror(self, worker: RunManifest) -> None:
+        store, session = self._started()
+        described = {k: v for k, v in worker.model_dump().items() if k not in RECORDER_FIELDS and k != "updated"}
+        current = store.read_manifest().model_dump()
+        changed = {k: v for k, v in described.items() if current.get(k) != v}
+        if changed:
+            store.update_manifest(**changed)
+        session.recorder.record(spend=spend_since(self._seeded, worker.totals.spend), limits=worker.totals.limits)
+
+    def _started(self) -> tuple[RunStore, RunSession]:
+        assert self._store is not None
+        if self._session is None:
+            self._session = RunSession(self._store)
+            self._session.start()
+        return self._store, self._session
+
+    def end(self, outcome: Outcome | None = None, raised: BaseException | None = None) -> None:
+        """The driver's copy ends as the worker's run did (``outcome``), or as the driver saw it cut off
+        (``raised``); nothing to end when no manifest ever arrived (the run was never made)."""
+        if self._store is None or self._on_manifest is not None:
+            return
+        self._started()[1].conclude(outcome, raised)

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from .._version import __version__
 from ..config import format_validation_error
 from ..errors import StoreError, storage_error
-from ..records import Annotation, Conversation, Rejection, RunManifest, Score
+from ..records import Annotation, Conversation, Rejection, RunManifest, Score, Totals
 from ..records._base import utc_now
 from ..redaction import redact
 from .caps import DEFAULT_MAX_TEXT_CHARS, capped
@@ -114,7 +114,21 @@ class RunStore:
         manifest = RunManifest(
             run_id=run_id, config=redact(config or {}), package_version=__version__, **manifest_fields
         )
-        store.write_manifest(manifest)
+        store._write_manifest(manifest)
+        return store
+
+    @classmethod
+    def _adopt(cls, path: Path, manifest: RunManifest) -> RunStore:
+        """A run made elsewhere (on a Ray worker) and mirrored here: its directory with the worker's description
+        and a fresh status (created) and totals, which this side's run session and recorder write from then on."""
+        try:
+            Path(path).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create run directory {path}: {exc.strerror}") from exc
+        store = cls(path)
+        store._write_manifest(
+            manifest.model_copy(update={"status": "created", "error": None, "process": None, "totals": Totals()})
+        )
         return store
 
     @classmethod
@@ -143,7 +157,9 @@ class RunStore:
             problems = "; ".join(line.removeprefix(": ") for line in format_validation_error(exc, "").splitlines())
             raise StoreError(f"{self.path / MANIFEST} is not a valid manifest: {problems}") from exc
 
-    def write_manifest(self, manifest: RunManifest) -> None:
+    def _write_manifest(self, manifest: RunManifest) -> None:
+        """The one write of manifest.json (atomic). Private: a description changes through update_manifest, a
+        status and totals through the run recorder, a run's lifecycle through its session."""
         if not self._checked:
             check_writable(self.path)  # another process's writer lock refuses this write (see lock.py)
             self._checked = True
@@ -164,7 +180,7 @@ class RunStore:
         # validated, so a dict given for a nested field (totals={...}) becomes the record it should be
         data = {**self.read_manifest().model_dump(), **changes}
         manifest = RunManifest.model_validate(data)
-        self.write_manifest(manifest)
+        self._write_manifest(manifest)
         return manifest
 
     # -- appending ---------------------------------------------------------------------------------------------

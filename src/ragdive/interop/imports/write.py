@@ -14,7 +14,8 @@ from pathlib import Path
 from ...errors import ConfigError, StoreError
 from ...records import Provenance, SourceFile, Totals
 from ...registry import Registry
-from ...store import RunRecorder, RunStore
+from ...store import RunStore
+from ...store.session import RunSession
 from .base import ImportedRun
 from .reference import NAME as REFERENCE
 from .reference import VERSION as REFERENCE_VERSION
@@ -101,7 +102,7 @@ def import_run(
         )
         store.append_conversations(run.conversations)
         store.append_scores(run.scores)
-        RunRecorder(store).finish("finished")
+        RunSession(store).conclude()  # an import is whole once its lines are written: finished
         published = store.publish(output)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
