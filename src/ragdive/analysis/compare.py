@@ -174,6 +174,7 @@ def compare_configurations(
     """``lower_is_better``: metric names whose decrease is the improvement (forgetfulness); the caller passes them
     from the metric registry, which this package does not import."""
     wanted = metrics or list(dict.fromkeys(m for r in [*baseline, *candidate] for m in r.metrics()))
+    lower_is_better = set(lower_is_better).union(*(r.lower_is_better for r in [*baseline, *candidate]))
     base_rep = {s.metric: s for s in summarize_repeats(baseline, wanted, seed=seed)}
     cand_rep = {s.metric: s for s in summarize_repeats(candidate, wanted, seed=seed)}
     pairing = pairing_for(baseline, candidate)

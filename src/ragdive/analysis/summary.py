@@ -44,6 +44,12 @@ class RunScores:
             config=manifest.config,
         )
 
+    @property
+    def lower_is_better(self) -> frozenset[str]:
+        """The run's custom (YAML rubric) metrics declared lower-is-better: the registry knows the built-ins', a
+        run's own declarations travel with it in its manifest."""
+        return custom_lower_is_better(self.config)
+
     def metrics(self) -> list[str]:
         """The metrics scored, per-turn ones first, each group by name: the order scores are written in depends on
         which judge call answers first (turns are judged while later ones are still being simulated), and every
@@ -134,3 +140,9 @@ def summarize_by(run: RunScores, by: str, metrics: list[str] | None = None) -> d
 def _order(item: tuple[str, list[Score]]) -> tuple[int, str]:
     key = item[0]
     return (int(key), "") if key.isdigit() else (1 << 30, key)
+
+
+def custom_lower_is_better(config: dict[str, Any]) -> frozenset[str]:
+    """Names of the custom metrics a run's config declares with ``direction: lower``."""
+    declared = (config.get("evaluation") or {}).get("custom_metrics") or []
+    return frozenset(m["name"] for m in declared if isinstance(m, dict) and m.get("direction") == "lower")

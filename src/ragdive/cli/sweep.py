@@ -25,8 +25,8 @@ def plan_estimate(plan: SweepPlan, static_dataset: Path | None) -> dict[str, tup
     from ..simulation import seed_documents
 
     config = plan.baseline.config
-    turn = configured_metrics(config.evaluation.metrics, kind="turn")
-    every = configured_metrics(config.evaluation.metrics)
+    turn = configured_metrics(config.evaluation, kind="turn")
+    every = configured_metrics(config.evaluation)
     items = 0
     if static_dataset is not None and plan.sweep.static is not None:
         questions = load_static_dataset(static_dataset, limit=plan.sweep.static.limit)

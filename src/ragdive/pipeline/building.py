@@ -6,7 +6,7 @@ from __future__ import annotations
 from contextlib import AsyncExitStack
 from typing import Any
 
-from ..config import ExperimentConfig, validate_config
+from ..config import EvaluationConfig, ExperimentConfig, validate_config
 from ..errors import ConfigError
 from ..evaluation import Evaluator, Judge
 from ..evaluation.metrics import check_metric_names, configured_metrics
@@ -55,10 +55,12 @@ def settings_from_manifest(manifest_config: dict[str, Any] | None) -> Experiment
     return validate_config(sections, ExperimentConfig, source="run manifest")
 
 
-def parse_metrics(option: str | None, default: list[str] | None) -> list[str]:
-    """``--metrics a,b``; none given: ``default`` (None: every registered metric). Checked against the registry."""
+def parse_metrics(option: str | None, default: list[str] | None | EvaluationConfig) -> list[str]:
+    """``--metrics a,b``; none given: ``default`` (None: the default metrics; a config's evaluation section: its
+    metrics, its custom metrics registered). Checked against the registry."""
+    defaults = configured_metrics(default)
     if not option:
-        return configured_metrics(default)
+        return defaults
     names = [m.strip() for m in option.split(",") if m.strip()]
     if not names:
         raise ConfigError("--metrics: name at least one metric")

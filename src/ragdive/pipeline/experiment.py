@@ -95,7 +95,7 @@ async def prepare_experiment(
         raise ConfigError("no judge model: set models.judge (or models.default), or pass --model judge=provider/model")
     if context is None:
         context = hold_context(resources, ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir))
-    metrics = configured_metrics(config.evaluation.metrics)
+    metrics = configured_metrics(config.evaluation)
     evaluator = build_evaluator(
         config, [], metrics, config.evaluation.concurrency, resources=resources, context=context
     )

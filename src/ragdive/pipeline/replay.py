@@ -123,7 +123,7 @@ async def run_replay(
     if source_manifest.kind == "static":
         names = static_metrics(config, metrics)
     else:
-        names = parse_metrics(metrics, config.evaluation.metrics)
+        names = parse_metrics(metrics, config.evaluation)
     if resume is not None:
         _check_resumable(RunStore.open(resume), source_manifest.run_id, target)
     context = hold_context(resources, ModelContext.from_config(config))  # the target's generator and the judge

@@ -46,7 +46,7 @@ async def score_run(
     settings = config if config is not None else settings_from_manifest(manifest_config)
     # the judge's cache keys carry the run's own repeat, whichever config names the judge
     settings = settings.model_copy(update={"repeat": int(manifest_config.get("repeat") or 0)})
-    names = parse_metrics(metrics, settings.evaluation.metrics)
+    names = parse_metrics(metrics, settings.evaluation)
     concurrency = concurrency or settings.evaluation.concurrency
     context = hold_context(resources, ModelContext.from_config(settings))
     evaluator = build_evaluator(settings, list(models or []), names, concurrency, resources=resources, context=context)

@@ -55,7 +55,7 @@ class StaticOutcome:
 def static_metrics(config: ExperimentConfig, option: str | None) -> list[str]:
     """The single-turn metrics to score: ``--metrics``, else the config's single-turn ones, else all of them."""
     single_turn = configured_metrics(None, kind="turn")
-    default = [m for m in configured_metrics(config.evaluation.metrics) if m in single_turn] or single_turn
+    default = [m for m in configured_metrics(config.evaluation) if m in single_turn] or single_turn
     return check_metric_names(
         parse_metrics(option, default),
         kind="turn",

@@ -101,6 +101,14 @@ def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
     if name == "RefusalVerdict":
         refused = any(phrase in answer.lower() for phrase in REFUSAL_PHRASES)
         return {"reason": "says it has no answer" if refused else "gives an answer", "refused": refused}
+    if name in ("YesNoVerdict", "RatingVerdict"):  # a rubric metric from YAML: met when there is an answer to judge
+        answered = bool(answer) or "ASSISTANT: " in prompt
+        if name == "YesNoVerdict":
+            return {
+                "reason": "an answer was given" if answered else "no answer",
+                "verdict": "yes" if answered else "no",
+            }
+        return {"reason": "an answer was given" if answered else "no answer", "rating": 4 if answered else 1}
     raise ValueError(f"ragdive.testing.offline.judge: no verdict for schema {name!r}")
 
 

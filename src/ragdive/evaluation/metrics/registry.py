@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Literal
 
 from ... import prompt_files
+from ...config import EvaluationConfig
 from ...errors import ConfigError
 from ...registry import Registry, did_you_mean
 
 PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
 Kind = Literal["turn", "conversation"]
 Direction = Literal["higher", "lower"]
-INPUTS = frozenset({"question", "ground_truth", "answer", "contexts", "conversation"})
+INPUTS = frozenset({"question", "standalone_question", "ground_truth", "answer", "contexts", "conversation"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,9 @@ class MetricInfo:
     default: bool = True
     """Scored when a config names no metrics. The paper's six are; metrics that cost a judge call per turn beyond
     the paper's (refusals, faithfulness in conversation, citations) are scored when named."""
+    spec: str = ""
+    """A custom (YAML rubric) metric's declaration as JSON: part of its fingerprint, so an edited criterion is told
+    apart from the old one even at the same version."""
 
     @property
     def lower_is_better(self) -> bool:
@@ -52,6 +56,8 @@ class MetricInfo:
     def fingerprint(self) -> str:
         """Twelve hex digits of the metric's version and its prompt files' text (all variants)."""
         digest = hashlib.sha256(f"{self.name}:{self.version}".encode())
+        if self.spec:
+            digest.update(self.spec.encode())
         if self.prompt is not None and ":" in self.prompt:  # a plug-in's prompt, in its own package
             package, _, stem = self.prompt.rpartition(":")
             for name in (stem, f"base/{stem}"):
@@ -150,9 +156,16 @@ def check_metric_names(names: list[str], *, kind: Kind | None = None, why: str =
     return list(dict.fromkeys(names))
 
 
-def configured_metrics(names: list[str] | None, *, kind: Kind | None = None) -> list[str]:
+def configured_metrics(names: list[str] | None | EvaluationConfig, *, kind: Kind | None = None) -> list[str]:
     """The metric names a config asks for, checked; None (the config left them out): every default built-in one
     (a plug-in's run when named)."""
+    if isinstance(names, EvaluationConfig):  # a config's section: its custom metrics are registered and default
+        from .rubric import register_custom_metrics
+
+        custom = register_custom_metrics(names.custom_metrics)
+        if names.metrics is None:
+            return configured_metrics(None, kind=kind) + [m.name for m in custom if kind is None or m.kind == kind]
+        names = names.metrics
     if names is None:
         return [m.name for m in all_metrics(kind) if m.default]
     return check_metric_names(names, kind=kind)
