@@ -50,6 +50,10 @@ class HttpTargetConfig(TargetSection):
     """JMESPath to the answer in the response."""
     contexts_path: str | None = "contexts"
     """JMESPath to the list of contexts (strings or objects with text/id/source/score)."""
+    citations_path: str | None = None
+    """JMESPath to the reply's citations, for the citation metrics: a list of 1-based context ranks or objects
+    with context (rank) or id, and the sentence they are for. None: citations are read from `[n]` markers in the
+    answer."""
     session_start: SessionStartConfig | None = None
     """Optional call that opens a session before the first turn; without it {session_id} is the conversation id."""
     timeout_s: float = Field(default=60.0, gt=0)

@@ -139,7 +139,12 @@ async def ask_one(target: Target, item: StaticItem, index: int, seed: int) -> Co
         await target.start(state)
         reply = await target.respond(state, item.question)
         turn = turn.model_copy(
-            update={"answer": reply.answer, "contexts": reply.contexts, "latency_s": reply.latency_s}
+            update={
+                "answer": reply.answer,
+                "contexts": reply.contexts,
+                "latency_s": reply.latency_s,
+                "citations": reply.citations,
+            }
         )
     except TargetError as exc:
         turn = turn.model_copy(update={"error": str(exc)})

@@ -4,6 +4,7 @@ from .annotation import CRITERIA, Annotation, Criterion, criteria, item_id
 from .conversation import (
     SIMULATED_TYPES,
     Attempt,
+    Citation,
     Context,
     Conversation,
     FailedCheck,
@@ -26,6 +27,7 @@ __all__ = [
     "Annotation",
     "SIMULATED_TYPES",
     "Attempt",
+    "Citation",
     "Context",
     "Criterion",
     "Conversation",

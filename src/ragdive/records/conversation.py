@@ -109,6 +109,15 @@ class Context(Record):
     """Retriever score, when reported."""
 
 
+class Citation(Record):
+    """One passage the target cited for (part of) its answer, from a `citations` field of its reply."""
+
+    context: int
+    """1-based rank of the cited passage among the turn's returned contexts."""
+    sentence: str | None = None
+    """The answer's sentence (or span) the citation is for; None: the whole answer."""
+
+
 class TargetReply(Record):
     """What the RAG system under test answered."""
 
@@ -120,6 +129,9 @@ class TargetReply(Record):
     """Wall time of the call."""
     raw: Any = None
     """The raw response body (parsed JSON when possible), for debugging."""
+    citations: list[Citation] | None = None
+    """Passages the target says it cited, when it returns a citations field (None: it returned none; `[n]`
+    markers in the answer are read by the citation metrics themselves)."""
 
 
 class Turn(Record):
@@ -153,6 +165,8 @@ class Turn(Record):
     """Target's retrieved contexts."""
     latency_s: float | None = None
     """Target latency."""
+    citations: list[Citation] | None = None
+    """The target's citations field for this answer, when it returns one (see TargetReply.citations)."""
     error: str | None = None
     """Target failure on this turn, kept verbatim."""
     usage: dict[str, Usage] = Field(default_factory=dict)

@@ -16,6 +16,7 @@ from .http_support import (
     check_reachable,
     compile_path,
     read_answer,
+    read_citations,
     read_contexts,
     render_template,
     request_json,
@@ -28,6 +29,7 @@ class HttpTarget(Target):
         self.config = config
         self._answer = compile_path(config.answer_path, "target.answer_path")
         self._contexts = compile_path(config.contexts_path, "target.contexts_path")
+        self._citations = compile_path(config.citations_path, "target.citations_path")
         start = config.session_start
         self._session_id = compile_path(start.id_path, "target.session_start.id_path") if start else None
         self._client = client or async_client(timeout=config.timeout_s)
@@ -80,7 +82,11 @@ class HttpTarget(Target):
         if self._contexts is not None:
             found = search(self._contexts, data, f"contexts path {self.config.contexts_path!r}", data)
             contexts = read_contexts(found)
-        return TargetReply(answer=answer, contexts=contexts, latency_s=latency, raw=data)
+        citations = None
+        if self._citations is not None:
+            found = search(self._citations, data, f"citations path {self.config.citations_path!r}", data)
+            citations = read_citations(found, contexts)
+        return TargetReply(answer=answer, contexts=contexts, latency_s=latency, raw=data, citations=citations)
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -13,7 +13,7 @@ import jmespath
 from jmespath.exceptions import JMESPathError
 
 from ..errors import ConfigError, TargetError
-from ..records import Context
+from ..records import Citation, Context
 from ..redaction import redact_urls
 from ..retrying import RetryPolicy, parse_retry_after, status_is_retryable
 
@@ -191,3 +191,31 @@ def read_contexts(value: Any) -> list[Context]:
             )
         )
     return contexts
+
+
+def read_citations(value: Any, contexts: list[Context]) -> list[Citation] | None:
+    """A reply's citations field: a list of 1-based context ranks, or objects naming the cited passage by
+    ``context``/``rank`` (1-based) or by its ``id`` among the returned contexts, with the ``sentence`` (or
+    ``text``/``quote``) they are for. None (the field is absent) means the target gave no citations field."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise TargetError(f"citations must be a list, got {type(value).__name__}")
+    ranks = {c.id: i for i, c in enumerate(contexts, 1) if c.id is not None}
+    citations = []
+    for item in value:
+        if isinstance(item, int) and not isinstance(item, bool):
+            citations.append(Citation(context=item))
+            continue
+        if not isinstance(item, dict):
+            raise TargetError(f"a citation must be a context rank or an object, got {type(item).__name__}")
+        rank = item.get("context", item.get("rank"))
+        if rank is None and item.get("id") is not None:
+            rank = ranks.get(str(item["id"]))
+            if rank is None:
+                raise TargetError(f"a citation names context id {item['id']!r}, which the reply did not return")
+        if not isinstance(rank, int) or isinstance(rank, bool):
+            raise TargetError(f"a citation has no context rank or known id (keys: {', '.join(sorted(item))})")
+        sentence = item.get("sentence", item.get("text", item.get("quote")))
+        citations.append(Citation(context=rank, sentence=sentence if isinstance(sentence, str) else None))
+    return citations

@@ -22,6 +22,7 @@ from ..errors import TargetError
 from ..importing import import_callable
 from ..records import Context, TargetReply
 from .base import DialogueState, Target
+from .http_support import read_citations
 
 
 def coerce_reply(value: Any, latency_s: float) -> TargetReply:
@@ -36,7 +37,8 @@ def coerce_reply(value: Any, latency_s: float) -> TargetReply:
             parsed = [Context.model_validate(c) for c in contexts]
         except ValueError as exc:
             raise TargetError(f"contexts returned by the target are not readable: {exc}") from exc
-        return TargetReply(answer=value["answer"], contexts=parsed, latency_s=latency_s, raw=value)
+        citations = read_citations(value.get("citations"), parsed)
+        return TargetReply(answer=value["answer"], contexts=parsed, latency_s=latency_s, raw=value, citations=citations)
     raise TargetError(
         f"target returned {type(value).__name__}; expected a string, a dict with 'answer' (and 'contexts'), "
         "or a TargetReply"

@@ -51,6 +51,7 @@ async def answer_turn(target: Target, state: DialogueState, turn: Turn) -> bool:
         turn.error = str(exc) or type(exc).__name__
         return False
     turn.answer, turn.contexts, turn.latency_s = reply.answer, reply.contexts, reply.latency_s
+    turn.citations = reply.citations
     state.history += [Message(role="user", content=turn.rag_input), Message(role="assistant", content=reply.answer)]
     return True
 

@@ -98,6 +98,14 @@ def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
         earlier = not here and answer.lower() in _section(prompt, "EARLIER TURNS").lower()
         support = "current_contexts" if here else "earlier_contexts" if earlier else "none"
         return {"claims": [{"claim": answer, "reason": "text containment", "support": support}]}
+    if name == "CitationVerdict":
+        passages = dict(re.findall(r"^\[(\d+)\] (.*)$", _section(prompt, "PASSAGES"), re.M))
+        verdicts = []
+        for number, text, cites in re.findall(r"^\((\d+)\) (.*?) -- cites: (.*)$", prompt, re.M):
+            ranks = [r.strip() for r in cites.split(",") if r.strip().isdigit()]
+            good = [int(r) for r in ranks if text.lower().rstrip(".") in passages.get(r, "").lower()]
+            verdicts.append({"sentence": int(number), "reason": "containment", "claim": True, "supported_by": good})
+        return {"sentences": verdicts}
     if name == "RefusalVerdict":
         refused = any(phrase in answer.lower() for phrase in REFUSAL_PHRASES)
         return {"reason": "says it has no answer" if refused else "gives an answer", "refused": refused}

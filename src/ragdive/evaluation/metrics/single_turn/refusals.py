@@ -14,10 +14,7 @@ judge, so naming any of them costs one call), and carry the same prompt fingerpr
 
 from __future__ import annotations
 
-import asyncio
-from collections import OrderedDict
-from typing import Any, ClassVar
-from weakref import WeakKeyDictionary
+from typing import ClassVar
 
 from pydantic import BaseModel
 
@@ -25,9 +22,7 @@ from ....records import Conversation, Turn
 from ...judge import Judge
 from ..base import Outcome, TurnMetric, Unscorable
 from ..registry import metric
-
-MEMO_SIZE = 4096
-"""Turns whose judgement a judge keeps for its sibling metrics (they are scored together, turn by turn)."""
+from ..shared import shared_verdict
 
 
 class RefusalVerdict(BaseModel):
@@ -35,20 +30,12 @@ class RefusalVerdict(BaseModel):
     refused: bool
 
 
-_memo: WeakKeyDictionary[Any, OrderedDict[tuple[str, int, str], asyncio.Future[RefusalVerdict]]] = WeakKeyDictionary()
-
-
 async def refusal_verdict(judge: Judge, conversation: Conversation, turn: Turn) -> RefusalVerdict:
     """The judge's one verdict on this turn's answer, shared by the four refusal metrics."""
-    memo = _memo.setdefault(judge, OrderedDict())
-    key = (conversation.id, turn.index, turn.answer or "")
-    if key not in memo:
-        memo[key] = asyncio.ensure_future(
-            judge.ask("refused", RefusalVerdict, question=turn.rag_input, answer=turn.answer)
-        )
-        while len(memo) > MEMO_SIZE:
-            memo.popitem(last=False)
-    return await asyncio.shield(memo[key])
+    key = ("refused", conversation.id, turn.index, turn.answer or "")
+    return await shared_verdict(
+        judge, key, lambda: judge.ask("refused", RefusalVerdict, question=turn.rag_input, answer=turn.answer)
+    )
 
 
 class _RefusalFigure(TurnMetric):
