@@ -1,8 +1,11 @@
 """Size and load time of the HTML report of a scripted run, measured in one run.
 
     python benchmarks/report_size.py [--conversations 100] [--turns 5] [--loads 3] [--no-full-bundle]
+    python benchmarks/report_size.py --conversations 1000 --turns 5 --no-full-bundle   # issue 27's size
 
-Builds a scripted run (tests/report_runs.py), writes its report, and prints: the file's size in MB, the time to
+Builds a run shaped like a real one (realistic_run: 6 per-turn metrics and 2 per conversation with judges'
+reasons, real-length messages, answers and retrieved passages; ``--scripted`` for the small scripted run of
+tests/report_runs.py), writes its report, and prints: the file's size in MB, the time to
 write it, and in headless system Chromium the time from navigation to the `load` event, to the first contentful
 paint, and to when the charts and the conversation browser are drawn (a fresh browser for each load: no code
 cache, as when a person first opens the file); the median of --loads loads. The same page with plotly.py's full
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -24,10 +28,86 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ragdive.records import Context, Score, Totals  # noqa: E402
 from ragdive.report import html as report_html  # noqa: E402
 from ragdive.report import report_data, write_report  # noqa: E402
+from ragdive.store import RunStore  # noqa: E402
 from tests.browser import chromium, missing  # noqa: E402
+from tests.factories import make_conversation  # noqa: E402
 from tests.report_runs import write_scripted_run  # noqa: E402
+
+PER_TURN_METRICS = (
+    "faithfulness",
+    "answer_relevancy",
+    "context_precision",
+    "context_recall",
+    "correctness",
+    "context_relevance",
+)
+CONVERSATION_METRICS = ("forgetfulness", "context_retention")
+
+
+def realistic_run(root: Path, conversations: int, turns: int, seed: int = 0) -> RunStore:
+    """A finished run shaped like a real one: 6 per-turn metrics and 2 per conversation, each with a judge's
+    reason; per turn a message, its stand-alone form, a ground truth with its evidence, a ~350-character answer
+    and 3 retrieved passages of ~300 characters drawn from a corpus of chunks (a retriever returns the same chunk
+    for several questions); words drawn Zipf-like from a 3,000-word vocabulary, so text compresses about as
+    prose does. Sized so the report's conversations as plain JSON come to about the 11.4 MB issue 27 measured
+    for a real 1,000 x 5 run with 6 metrics (printed: see the 'as plain JSON' figure)."""
+    rng = random.Random(seed)
+    letters, vowels = "bcdfghklmnprstvw", "aeiou"
+    vocabulary = [
+        "".join(rng.choice(letters) + rng.choice(vowels) for _ in range(rng.randint(1, 4))) for _ in range(3000)
+    ]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+
+    def text(chars: int) -> str:
+        words = rng.choices(vocabulary, weights, k=max(1, chars // 7))
+        return " ".join(words).capitalize() + "."
+
+    chunks = [text(300) for _ in range(max(50, conversations))]
+    store = RunStore.create(
+        root,
+        run_id="20260101-000000-realistic",
+        name="realistic",
+        status="finished",
+        config={"corpus": {"path": "corpus"}},
+        models={"user": "openai/user", "validator": "openai/validator", "judge": "openai/judge"},
+        target="openai-chat: rag",
+        seed=seed,
+        totals=Totals(conversations=conversations, turns=conversations * turns),
+    )
+    for i in range(conversations):
+        conversation = make_conversation(f"conv-{i:05d}", turns=turns, index=i)
+        conversation.persona = ("curious", "precise", "impatient")[i % 3]
+        for turn in conversation.turns:
+            turn.rag_input = text(100)
+            turn.standalone_question = text(120)
+            turn.ground_truth = text(160)
+            turn.evidence = [text(140)]
+            turn.answer = text(350)
+            turn.contexts = [
+                Context(text=rng.choice(chunks), source=f"doc-{rng.randrange(500)}", score=round(rng.random(), 3))
+                for _ in range(3)
+            ]
+        store.append_conversation(conversation)
+        for turn in conversation.turns:
+            for metric in PER_TURN_METRICS:
+                store.append_score(
+                    Score(
+                        conversation_id=conversation.id,
+                        turn_index=turn.index,
+                        metric=metric,
+                        value=round(rng.random(), 3),
+                        reason=text(110),
+                    )
+                )
+        for metric in CONVERSATION_METRICS:
+            store.append_score(
+                Score(conversation_id=conversation.id, metric=metric, value=round(rng.random(), 3), reason=text(200))
+            )
+    return store
+
 
 TIMING = """() => {
   const nav = performance.getEntriesByType("navigation")[0];
@@ -66,9 +146,15 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--loads", type=int, default=3, help="loads per page (the median is printed)")
     parser.add_argument("--no-full-bundle", action="store_true", help="do not measure the full-bundle page")
+    parser.add_argument("--scripted", action="store_true", help="the small scripted run of the report's tests")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        store = write_scripted_run(Path(tmp), conversations=args.conversations, turns=args.turns)
+        if args.scripted:
+            store = write_scripted_run(Path(tmp), conversations=args.conversations, turns=args.turns)
+        else:
+            store = realistic_run(Path(tmp), args.conversations, args.turns)
+        data_mb = sum((store.path / name).stat().st_size for name in ("conversations.jsonl", "evaluations.jsonl")) / 1e6
+        print(f"run files (conversations + evaluations): {data_mb:.2f} MB")
         started = time.perf_counter()
         path = write_report(store)
         written = time.perf_counter() - started
@@ -78,6 +164,15 @@ def main() -> None:
             full.write_text(full_bundle_page(report_html.render_report(report_data(store))), encoding="utf-8")
             pages["full bundle (plotly.py's)"] = full
         print(f"report of {args.conversations} conversations x {args.turns} turns (write {written:.2f} s)")
+        conversations = report_data(store)["conversations"]
+        as_json, packed = (
+            len(report_html.json_block(conversations)),
+            len(report_html.packed_conversations(conversations)),
+        )
+        print(
+            f"  conversation data: {packed / 1e6:.2f} MB packed (gzip + base64, contexts once) vs "
+            f"{as_json / 1e6:.2f} MB as plain JSON (the report until issue 27): x{packed / as_json:.2f}"
+        )
         reason = missing()
         if reason:
             for name, p in pages.items():

@@ -11,7 +11,7 @@ import pytest
 
 from ragdive.cli.main import main
 from ragdive.report import report_data
-from ragdive.report.html import json_block
+from ragdive.report.html import json_block, packed_conversations, unpacked_conversations
 from tests.report_runs import HOSTILE, write_scripted_run
 
 
@@ -52,16 +52,32 @@ def test_hostile_text_never_reaches_the_page_as_markup(tmp_path: Path) -> None:
     html = store.report_path.read_text(encoding="utf-8")
     assert "<script>alert" not in html and "<img src=x" not in html and "<b>bold" not in html
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html  # autoescaped by the template
-    block = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    block = re.search(r'<script type="application/octet-stream" id="report-data"[^>]*>(.*?)</script>', html, re.S)
     assert block is not None
-    data = json.loads(block.group(1))
-    assert data[0]["turns"][0]["answer"] == HOSTILE  # the JSON block gives back the exact text
+    data = unpacked_conversations(block.group(1))
+    assert data[0]["turns"][0]["answer"] == HOSTILE  # the packed block gives back the exact text
 
 
 def test_json_block_escapes_what_could_end_a_script() -> None:
     text = str(json_block({"a": "</script><!-- & >"}))
     assert "<" not in text and ">" not in text and "&" not in text
     assert json.loads(text) == {"a": "</script><!-- & >"}
+
+
+def test_packed_conversations_store_each_context_once_and_give_the_data_back(tmp_path: Path) -> None:
+    import base64
+    import gzip
+
+    conversations = report_data(write_scripted_run(tmp_path, conversations=3, turns=2))["conversations"]
+    shared = {"text": "The same passage <for> every turn & question.", "source": "s", "score": 0.5}
+    for conversation in conversations:
+        for turn in conversation["turns"]:
+            turn["contexts"] = [shared, {**shared, "score": None}]
+    block = packed_conversations(conversations)
+    assert unpacked_conversations(block) == json.loads(json.dumps(conversations))
+    raw = json.loads(gzip.decompress(base64.b64decode(block)))
+    assert raw["contexts"] == [shared["text"]]  # stored once, named by index from every turn
+    assert not re.search(r"[<>&]", block)
 
 
 def test_report_data_holds_the_run(tmp_path: Path) -> None:

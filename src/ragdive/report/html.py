@@ -9,6 +9,8 @@ written as \\u escapes, so no string can close the block or open a tag. The scri
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from functools import cache
 from pathlib import Path
@@ -32,6 +34,37 @@ def json_block(value: Any) -> Markup:
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     text = text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
     return Markup(text)  # noqa: S704 - escaped just above, for the JSON-in-script context
+
+
+def packed_conversations(conversations: list[dict[str, Any]]) -> str:
+    """The conversation browser's data as the page embeds it: JSON, gzip'ed, base64 (decoded in the page by the
+    browser's own DecompressionStream). Each distinct context text is stored once, in ``contexts``, and a turn's
+    context names it by index (``t``): a target returns the same passages for many questions, and a judge's
+    contexts were the largest part of a big report (issue 27 measured 11.4 MB at 1,000 x 5). Base64 has no
+    character that could end the script element."""
+    texts: dict[str, int] = {}
+
+    def ref(context: dict[str, Any]) -> dict[str, Any]:
+        index = texts.setdefault(context["text"], len(texts))
+        return {"t": index, "source": context["source"], "score": context["score"]}
+
+    packed = [
+        {**c, "turns": [{**t, "contexts": [ref(x) for x in t["contexts"]]} for t in c["turns"]]} for c in conversations
+    ]
+    raw = json.dumps({"contexts": list(texts), "conversations": packed}, ensure_ascii=False, separators=(",", ":"))
+    return base64.b64encode(gzip.compress(raw.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+
+
+def unpacked_conversations(block: str) -> list[dict[str, Any]]:
+    """The inverse of packed_conversations (what the page's script rebuilds), for tests and tools."""
+    data = json.loads(gzip.decompress(base64.b64decode(block)))
+    texts = data["contexts"]
+    for conversation in data["conversations"]:
+        for turn in conversation["turns"]:
+            turn["contexts"] = [
+                {"text": texts[c["t"]], "source": c["source"], "score": c["score"]} for c in turn["contexts"]
+            ]
+    return list(data["conversations"])
 
 
 def pct(value: float | None) -> str:
@@ -72,6 +105,7 @@ def render_report(data: dict[str, Any]) -> str:
     template = environment().get_template("report.html.j2")
     return template.render(
         data=data,
+        packed=packed_conversations(data["conversations"]),
         figures=figures(data["analysis"]),
         plotly_js=_plotly_js(),
         script=Markup((TEMPLATES / "browser.js").read_text(encoding="utf-8")),  # noqa: S704 - our own file

@@ -1,8 +1,7 @@
-// The report's script: draws the charts and the conversation browser from the JSON blocks.
+// The report's script: draws the charts and the conversation browser from the embedded blocks.
 // Every piece of run text goes into the page through textContent, never innerHTML: it stays text.
-(function () {
+(async function () {
   "use strict";
-  const conversations = JSON.parse(document.getElementById("report-data").textContent);
   const figures = JSON.parse(document.getElementById("report-figures").textContent);
 
   document.querySelectorAll("[data-figure]").forEach(function (div) {
@@ -50,7 +49,7 @@
     ctx.textContent = "";
     t.contexts.forEach(function (c, i) {
       const label = "#" + (i + 1) + (c.source ? " " + c.source : "") + (c.score !== null ? " (" + c.score.toFixed(3) + ")" : "");
-      ctx.appendChild(el("div", label + "\n" + c.text, "context"));
+      ctx.appendChild(el("div", label + "\n" + texts[c.t], "context"));
     });
     const verdicts = t.verdicts.map(function (v, i) {
       return "attempt " + (i + 1) + ": " + (v.valid ? "valid" : "rejected [" + v.failed.join(", ") + "]") + " " + v.reason;
@@ -63,7 +62,27 @@
     return box;
   }
 
+  // The conversations come gzip'ed and base64'ed (report/html.py packed_conversations), each distinct context
+  // text once in `contexts`; the browser's own DecompressionStream inflates them.
+  async function unpack(node) {
+    const binary = atob(node.textContent.trim());
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
   const list = document.getElementById("conversation-list");
+  let packed;
+  try {
+    packed = await unpack(document.getElementById("report-data"));
+  } catch (err) {
+    list.appendChild(el("p", "The conversations could not be read in this browser (" + err + "); " +
+      "open the report in a current Chrome, Edge, Firefox or Safari.", "unscored"));
+    document.body.dataset.readyMs = String(Math.round(performance.now()));
+    return;
+  }
+  const texts = packed.contexts;
+  const conversations = packed.conversations;
   conversations.forEach(function (c) {
     const details = el("details", null, "conversation");
     details.dataset.persona = c.persona;
