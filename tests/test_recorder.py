@@ -124,3 +124,19 @@ def test_the_counts_slim_records_read_the_fields_the_records_have() -> None:
             real = full.model_fields[name]
             if field.default is not PydanticUndefined:
                 assert real.default == field.default or real.default_factory is not None, (slim.__name__, name)
+
+
+def test_tokens_served_from_the_providers_prompt_cache_are_added_like_the_other_spend(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path)
+    recorder = RunRecorder(store)
+
+    def line(calls: int, cached: int) -> ModelSpend:
+        return ModelSpend(
+            role="user", model="openai/m", calls=calls, prompt_tokens=100 * calls, provider_cached_tokens=cached
+        )
+
+    recorder.record(spend=[line(1, 0)])
+    recorder.record(spend=[line(3, 150)])  # a running snapshot: only what grew since is added
+    RunRecorder(store).record(spend=[line(1, 60)])  # another recorder of the run (a later session)
+    (spent,) = store.read_manifest().totals.spend
+    assert (spent.calls, spent.prompt_tokens, spent.provider_cached_tokens) == (4, 400, 210)

@@ -195,3 +195,26 @@ async def test_organization_and_project_are_sent_as_the_official_client_sends_th
     headers = {k.lower(): v for k, v in stub.requests[0].headers.items()}
     assert headers["openai-organization"] == "org-test" and headers["openai-project"] == "proj-test"
     assert headers["content-type"] == "application/json" and headers["user-agent"].startswith("ragdive/")
+
+
+async def test_tokens_the_provider_served_from_its_prompt_cache_are_read_and_recorded() -> None:
+    """OpenAI's usage.prompt_tokens_details.cached_tokens reaches the completion's usage and the role's spend
+    line; the other providers' names for it are read too."""
+    from ragdive.models.backends.openai_shape import provider_cached_tokens
+
+    def reply(body: dict[str, object]) -> dict[str, object]:
+        usage = {"prompt_tokens": 40, "completion_tokens": 2, "prompt_tokens_details": {"cached_tokens": 32}}
+        return {"text": "Paris", "extra": {"usage": usage}}
+
+    context = ModelContext()
+    with StubServer(reply=reply) as server:
+        model = stub_model(server, context)  # type: ignore[arg-type]
+        first = await model.generate(MSGS)
+        await model.generate([Message(role="user", content="And of Italy?")])
+    assert (first.usage.prompt_tokens, first.usage.provider_cached_tokens) == (40, 32)
+    (line,) = context.ledger.spend()
+    assert (line.calls, line.prompt_tokens, line.provider_cached_tokens) == (2, 80, 64)
+    assert provider_cached_tokens({"prompt_tokens": 9, "prompt_cache_hit_tokens": 7}) == 7  # DeepSeek
+    assert provider_cached_tokens({"input_tokens": 9, "cache_read_input_tokens": 5}) == 5  # Anthropic
+    assert provider_cached_tokens({"prompt_tokens": 9, "prompt_tokens_details": None}) == 0
+    assert provider_cached_tokens(None) == 0

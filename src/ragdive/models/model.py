@@ -162,6 +162,7 @@ class Model:
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
             cost_usd=cost_of(usage, self.price),
+            provider_cached_tokens=usage.provider_cached_tokens,
         )
         completion.model = completion.model or self.name
         self.context.ledger.record(self.role, self.name, completion.usage)

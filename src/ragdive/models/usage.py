@@ -66,6 +66,8 @@ class UsageLine:
     cached_prompt_tokens: int = 0
     """Tokens the cache saved (not spent, not in the totals)."""
     cached_completion_tokens: int = 0
+    provider_cached_tokens: int = 0
+    """Of prompt_tokens, those the provider served from its own prompt cache (Usage.provider_cached_tokens)."""
     retries: int = 0
     """Attempts repeated after a retryable fault (rate limit, server error, timeout, dropped connection)."""
     faults: dict[str, int] = field(default_factory=dict)
@@ -97,6 +99,7 @@ class UsageLedger:
         line.calls += 1
         line.prompt_tokens += usage.prompt_tokens
         line.completion_tokens += usage.completion_tokens
+        line.provider_cached_tokens += usage.provider_cached_tokens
         self.total_tokens += usage.prompt_tokens + usage.completion_tokens
         if usage.cost_usd is None:
             line.cost_usd = None
@@ -143,6 +146,7 @@ class UsageLedger:
                 prompt_tokens=line.prompt_tokens,
                 completion_tokens=line.completion_tokens,
                 cost_usd=line.cost_usd,
+                provider_cached_tokens=line.provider_cached_tokens,
                 retries=line.retries,
                 faults=dict(line.faults),
             )

@@ -45,6 +45,10 @@ class Usage(Record):
     """Tokens received."""
     cost_usd: float | None = None
     """Cost when every call's price was known; None means unknown, never free."""
+    provider_cached_tokens: int = 0
+    """Of prompt_tokens, those the provider served from its prompt cache (a prefix it had already seen: OpenAI's
+    usage.prompt_tokens_details.cached_tokens, DeepSeek's prompt_cache_hit_tokens, Anthropic's
+    cache_read_input_tokens); 0 when the provider does not say."""
 
     def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
@@ -52,6 +56,7 @@ class Usage(Record):
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cost_usd=cost,
+            provider_cached_tokens=self.provider_cached_tokens + other.provider_cached_tokens,
         )
 
 

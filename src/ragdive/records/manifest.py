@@ -27,6 +27,8 @@ class ModelSpend(Record):
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
     """None as soon as one call had no known price."""
+    provider_cached_tokens: int = 0
+    """Of prompt_tokens, those the provider served from its prompt cache (a prefix it had seen; see Usage)."""
     retries: int = 0
     """Attempts the model layer repeated after a retryable fault."""
     faults: dict[str, int] = Field(default_factory=dict)

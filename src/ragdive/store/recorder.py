@@ -129,6 +129,7 @@ def _plus(a: ModelSpend, b: ModelSpend) -> ModelSpend:
             "prompt_tokens": a.prompt_tokens + b.prompt_tokens,
             "completion_tokens": a.completion_tokens + b.completion_tokens,
             "cost_usd": cost,
+            "provider_cached_tokens": a.provider_cached_tokens + b.provider_cached_tokens,
             "retries": a.retries + b.retries,
             "faults": {k: a.faults.get(k, 0) + b.faults.get(k, 0) for k in sorted({*a.faults, *b.faults})},
         }
@@ -143,6 +144,7 @@ def _minus(now: ModelSpend, before: ModelSpend) -> ModelSpend:
             "prompt_tokens": now.prompt_tokens - before.prompt_tokens,
             "completion_tokens": now.completion_tokens - before.completion_tokens,
             "cost_usd": cost,
+            "provider_cached_tokens": now.provider_cached_tokens - before.provider_cached_tokens,
             "retries": now.retries - before.retries,
             "faults": {k: n - before.faults.get(k, 0) for k, n in now.faults.items() if n > before.faults.get(k, 0)},
         }

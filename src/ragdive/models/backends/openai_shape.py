@@ -8,6 +8,28 @@ from ...records import Usage
 from ..base import Completion
 
 
+def provider_cached_tokens(usage: Any) -> int:
+    """Prompt tokens the provider served from its prompt cache, in the shapes providers report them (a dict as
+    sent, or the SDK's / litellm's objects): OpenAI, Gemini's and most compatible servers'
+    ``prompt_tokens_details.cached_tokens``, DeepSeek's ``prompt_cache_hit_tokens``, Anthropic's
+    ``cache_read_input_tokens``. 0 when none is given."""
+
+    def read(obj: Any, name: str) -> Any:
+        return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+    if usage is None:
+        return 0
+    details = read(usage, "prompt_tokens_details")
+    for value in (
+        read(details, "cached_tokens") if details is not None else None,
+        read(usage, "prompt_cache_hit_tokens"),
+        read(usage, "cache_read_input_tokens"),
+    ):
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return 0
+
+
 def completion_from_choice(response: Any, choice: Any, name: str) -> Completion:
     usage = getattr(response, "usage", None)
     return Completion(
@@ -17,6 +39,7 @@ def completion_from_choice(response: Any, choice: Any, name: str) -> Completion:
         usage=Usage(
             prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            provider_cached_tokens=provider_cached_tokens(usage),
         ),
     )
 
@@ -41,5 +64,6 @@ def completion_from_json(data: Any, name: str) -> Completion:
         usage=Usage(
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
+            provider_cached_tokens=provider_cached_tokens(usage),
         ),
     )
