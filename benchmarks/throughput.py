@@ -339,9 +339,12 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
     )
     print(f"  ragdive simulate + evaluate   {big.wall:8.2f} s")
     floor = min(t for t in (one_client, per_model, per_model_aio, bare) if t == t)  # nan: not measured
-    print(f"  plain SDK, one client         {one_client:8.2f} s")
-    print(f"  plain SDK, a client per model {per_model:8.2f} s")
-    print(f"  the same on aiohttp           {per_model_aio:8.2f} s")
+    for name, seconds in (
+        ("plain SDK, one client", one_client),
+        ("plain SDK, a client per model", per_model),
+        ("the same on aiohttp", per_model_aio),
+    ):
+        print(f"  {name:<29} {seconds:8.2f} s" if seconds == seconds else f"  {name:<29} not measured (--no-sdk)")
     print(f"  bare aiohttp                  {bare:8.2f} s")
     print(f"  floor (the fastest of these)  {floor:8.2f} s   wall / floor          {big.wall / floor:6.2f}")
     per_request, bare_per_request = 1000 * big.cpu / max(1, big.requests), 1000 * bare_cpu / max(1, big.requests)
