@@ -36,7 +36,7 @@ ALLOWED: dict[str, set[str]] = {
     "simulation": {"models", "store", "targets", "corpus"},
     "demo": set(),
     "report": {"store", "analysis"},
-    "interop": {"store"},
+    "interop": {"store", "analysis"},
     "gate": {"store", "analysis"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
     "executors": {"pipeline", "simulation", "models", "store"},

@@ -189,6 +189,22 @@ def _deepeval(run: RunData, folder: Path) -> list[Path]:
     ]
 
 
+def _otlp(run: RunData, folder: Path) -> list[Path]:
+    """Sends rather than writes: the collector is OTEL_EXPORTER_OTLP_ENDPOINT (`export --endpoint` sets it)."""
+    from .otlp import export_traces
+
+    export_traces(run.run_id, run.store.read_manifest().models, run.conversations, run.scores)
+    return []
+
+
+def _mlflow(run: RunData, folder: Path) -> list[Path]:
+    """Logs to MLFLOW_TRACKING_URI, experiment MLFLOW_EXPERIMENT_NAME (`export --tracking-uri/--experiment`)."""
+    from .mlflow_export import log_run
+
+    log_run(run)
+    return []
+
+
 EXPORTERS: Registry[Exporter] = Registry(
     "exporters",
     noun="export format",
@@ -199,6 +215,8 @@ EXPORTERS: Registry[Exporter] = Registry(
             Exporter("parquet", _parquet, "turns.parquet and conversations.parquet (extra `export`)"),
             Exporter("ragas", _ragas, "Ragas single- and multi-turn samples, JSONL"),
             Exporter("deepeval", _deepeval, "DeepEval test cases and conversational test cases, JSON"),
+            Exporter("otlp", _otlp, "OpenTelemetry traces to an OTLP/HTTP collector (extra `otel`)"),
+            Exporter("mlflow", _mlflow, "an MLflow run: params, metrics, tables and report (extra `mlflow`)"),
         )
     },
 )
