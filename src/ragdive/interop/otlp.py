@@ -11,9 +11,9 @@ One trace per conversation, with the GenAI semantic conventions:
       evaluate <metric>          whole-conversation metrics, as above
 
 Each score is a ``gen_ai.evaluation.result`` event (``gen_ai.evaluation.name``, ``gen_ai.evaluation.score.value``,
-``gen_ai.evaluation.score.label`` when the metric gives one, ``gen_ai.evaluation.explanation``; an unscored item has no value and
-``error.type`` with its reason). Token usage per role is on the turn's spans (``gen_ai.usage.input_tokens`` /
-``output_tokens``) as the run recorded it, per turn and role.
+``gen_ai.evaluation.score.label`` when the metric gives one, ``gen_ai.evaluation.explanation``; an unscored item
+has no value and ``error.type`` with its reason). Token usage per role is on the turn's spans
+(``gen_ai.usage.input_tokens`` / ``output_tokens``) as the run recorded it, per turn and role.
 
 A run keeps each conversation's start and end and each target call's latency, not the time of every model call:
 the spans inside a conversation are laid out in order within its real start and end (``ragdive.timing =
