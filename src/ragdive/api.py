@@ -335,13 +335,40 @@ def compare(*runs: str | Path | Sequence[str | Path], metrics: Sequence[str] | N
 
 
 def import_run(
-    source_format: str, files: Sequence[str | Path], output: str | Path, *, name: str | None = None
+    source_format: str,
+    files: Sequence[str | Path],
+    output: str | Path,
+    *,
+    name: str | None = None,
+    rewrite: bool = False,
+    config: ConfigLike | None = None,
+    models: Sequence[str] = (),
 ) -> RunResult:
-    """Import another tool's files (``ragdive-reference``, ``ragas`` or ``deepeval``) as the run directory
-    ``output`` (kind ``imported``; `ragdive import` does the same). Its scores are summarised as any run's."""
+    """Import another tool's files (``ragdive-reference``, ``ragas``, ``deepeval`` or a ``chatlog``) as the run
+    directory ``output`` (kind ``imported``; `ragdive import` does the same). Its scores are summarised as any
+    run's. ``rewrite``: the user model (``config``'s models.user, or ``models=["user=provider/model"]``) writes a
+    stand-alone question for every turn after the first, before anything is written."""
+    from .interop.imports import ImportedRun
     from .interop.imports import import_run as write_imported
 
-    store = write_imported(source_format, [Path(f) for f in files], Path(output), name=name)
+    prepare = None
+    if rewrite:
+        settings = load_experiment(config if config is not None else {}, models=list(models))
+
+        def prepare(run: ImportedRun) -> None:
+            from .pipeline.rewrite import rewrite_conversations
+
+            outcome, model = run_sync(lambda: rewrite_conversations(run.conversations, settings, list(models)))
+            run.invented = [i for i in run.invented if not i.startswith("stand-alone questions")]
+            run.invented.append(
+                f"stand-alone questions after the first turn: rewritten by the user model {model} "
+                f"({outcome.rewritten} rewritten, {outcome.unchanged} already stood alone)"
+            )
+            if outcome.failed:
+                shown = "; ".join((outcome.failures or [])[:3])
+                run.notes.append(f"{outcome.failed} rewrite(s) failed, kept as sent: {shown}")
+
+    store = write_imported(source_format, [Path(f) for f in files], Path(output), name=name, prepare=prepare)
     return _result(store, None)
 
 

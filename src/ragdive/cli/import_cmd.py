@@ -6,7 +6,10 @@ from pathlib import Path
 
 import typer
 
-from ..interop.imports import IMPORTERS, import_run
+from ..api import import_run
+from ..errors import ConfigError
+from ..interop.imports import IMPORTERS
+from ..store import RunStore
 from .display import out
 
 
@@ -17,11 +20,19 @@ def import_cmd(
     ),
     output: Path = typer.Option(..., "-o", "--output", help="The run directory to create (must not exist)."),
     name: str | None = typer.Option(None, "--name", help="A human name for the run (compare shows it)."),
+    rewrite: bool = typer.Option(
+        False, "--rewrite", help="Have the user model write a stand-alone question for each turn after the first."
+    ),
+    model: list[str] = typer.Option([], "--model", help="With --rewrite: bind the user role, user=provider/model."),
+    config: Path | None = typer.Option(None, "--config", help="With --rewrite: experiment YAML (models, cache)."),
 ) -> None:
     """Read another tool's conversations and scores into a new run directory: unknown values stay unknown
     (question type "unknown", tokens unknown, nan scores unscored), and the manifest lists the files with their
     sha256 and every value that had to be invented."""
-    store = import_run(source_format, files, output, name=name)
+    if (model or config) and not rewrite:
+        raise ConfigError("--model and --config are for --rewrite (the user model's stand-alone questions)")
+    result = import_run(source_format, files, output, name=name, rewrite=rewrite, config=config, models=model)
+    store = RunStore.open(result.run_dir)
     m = store.read_manifest()
     t = m.totals
     out.print(

@@ -12,11 +12,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from ...errors import JudgeError
+from ...errors import ConfigError, JudgeError
 from ...records import Conversation, Score, Turn
 from ..judging import JudgeProtocol
 from .registry import MetricInfo, metric_info
 
+NO_GROUND_TRUTH = "no ground truth: the turn has no reference answer (an imported log), so this metric cannot be judged"
 UNANSWERABLE_NOTE = "unanswerable probe: the knowledge base has no answer, so there is no relevant context"
 
 
@@ -74,9 +75,17 @@ class TurnMetric(ABC, Generic[JudgeT]):
             return f"no answer: the target failed on this turn ({turn.error or 'no error recorded'})"
         if self.needs_answerable and turn.unanswerable:
             return UNANSWERABLE_NOTE
+        if not turn.ground_truth.strip() and self._reads_ground_truth():
+            return NO_GROUND_TRUTH
         if self.needs_contexts and not turn.contexts:
             return "the target reported no retrieved contexts"
         return None
+
+    def _reads_ground_truth(self) -> bool:
+        try:
+            return "ground_truth" in metric_info(self.name).inputs
+        except ConfigError:  # an outside engine's metric, not in the registry: it checks its own inputs
+            return False
 
     @abstractmethod
     async def measure(self, judge: JudgeT, turn: Turn) -> Outcome:

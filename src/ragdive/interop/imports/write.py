@@ -17,6 +17,9 @@ from ...registry import Registry
 from ...store import RunStore
 from ...store.session import RunSession
 from .base import ImportedRun
+from .chatlog import NAME as CHATLOG
+from .chatlog import VERSION as CHATLOG_VERSION
+from .chatlog import read_chatlog
 from .reference import NAME as REFERENCE
 from .reference import VERSION as REFERENCE_VERSION
 from .reference import read_reference
@@ -43,6 +46,7 @@ IMPORTERS: Registry[Importer] = Registry(
             ),
             Importer(RAGAS, RAGAS_VERSION, read_ragas, "Ragas EvaluationDataset JSONL (single- or multi-turn samples)"),
             Importer(DEEPEVAL, DEEPEVAL_VERSION, read_deepeval, "DeepEval LLMTestCase / ConversationalTestCase JSON"),
+            Importer(CHATLOG, CHATLOG_VERSION, read_chatlog, "chat log JSONL: messages with contexts per answer"),
         )
     },
 )
@@ -63,9 +67,16 @@ def sha256_of(path: Path) -> str:
 
 
 def import_run(
-    source_format: str, files: Sequence[Path | str], output: Path | str, *, name: str | None = None
+    source_format: str,
+    files: Sequence[Path | str],
+    output: Path | str,
+    *,
+    name: str | None = None,
+    prepare: Callable[[ImportedRun], None] | None = None,
 ) -> RunStore:
-    """Import ``files`` (of ``source_format``) as the run directory ``output`` (which must not exist)."""
+    """Import ``files`` (of ``source_format``) as the run directory ``output`` (which must not exist).
+    ``prepare`` may complete the records once read, before anything is written (a chat log's stand-alone
+    rewrites)."""
     chosen = importer(source_format)
     paths = [Path(f) for f in files]
     if not paths:
@@ -75,6 +86,10 @@ def import_run(
     run = chosen.read(paths)  # everything is read and checked before anything is written
     if not run.conversations:
         raise ConfigError(f"import {source_format}: the files hold no conversations")
+    if output is not None and Path(output).exists():
+        raise StoreError(f"run directory {output} already exists")  # before prepare spends any model call
+    if prepare is not None:
+        prepare(run)
     provenance = Provenance(
         source_format=chosen.name,
         importer_version=chosen.version,
