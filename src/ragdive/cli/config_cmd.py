@@ -54,3 +54,14 @@ def check_cmd(
     ready = ", ".join(found.complete_for) or "no command (see the notes)"
     out.print(f"# {file}: valid ({checked}); complete for: {ready}", markup=False)
     out.print(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True).rstrip(), markup=False)
+
+
+@app.command("schema")
+def schema_cmd(sweep: bool = typer.Option(False, "--sweep", help="The schema of sweep files instead.")) -> None:
+    """Print the JSON schema of experiment files (with --sweep: of sweep files), field docs as descriptions, for
+    an editor: save it and put `# yaml-language-server: $schema=<file>` on the YAML's first line."""
+    import json
+
+    from ..config.schema import experiment_schema, sweep_schema
+
+    out.print(json.dumps(sweep_schema() if sweep else experiment_schema(), indent=2), markup=False, soft_wrap=True)
