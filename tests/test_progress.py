@@ -64,3 +64,28 @@ def test_fit_takes_the_richest_choice_that_fits() -> None:
     assert fit(choices, 7) == "shorter"
     assert fit(choices, 0) == ""
     assert fit([], 10) == ""
+
+
+def test_a_stderr_that_is_not_a_terminal_gets_plain_lines_not_a_live_display() -> None:
+    """A CI log or a pipe cannot show rich's redrawn lines (it printed nothing until the end): one plain line per
+    task when it starts, when it completes and when the display stops, and at most every PLAIN_EVERY_S between."""
+    log = io.StringIO()
+    stream = Console(file=log, width=200, force_terminal=False)
+    progress = progress_display(stream)
+    with progress:
+        simulation = ProgressObserver(progress)
+        simulation.started(3, 0, Totals())
+        for _ in range(3):
+            simulation.turn("c", make_conversation().turns[0])  # within PLAIN_EVERY_S: no new line
+        for _ in range(3):
+            simulation.conversation(make_conversation(), Totals(turns=6))
+        scoring = ScoringProgress(progress)
+        scoring.start(2, 0)
+        scoring.score(Score(conversation_id="c", turn_index=0, metric="faithfulness", value=1.0))
+        scoring.score(Score.unscored(conversation_id="c", metric="correctness", reason="judge failed"))
+    lines = log.getvalue().splitlines()
+    assert "\x1b[" not in log.getvalue()  # no terminal control codes in a log
+    assert lines[0].startswith("simulating 0/3 | turns 0")
+    assert "simulating 3/3 | turns 3 | rejections 0 | tokens 0 | cost unknown" in lines  # completed: said at once
+    assert lines[-1] == "scoring 2/2 | unscored 1"
+    assert len(lines) == 4  # start and end of each task; the turns in between were within PLAIN_EVERY_S

@@ -12,8 +12,10 @@ counts instead, the part that matters most on a narrow terminal.
 from __future__ import annotations
 
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -81,10 +83,59 @@ class StatsColumn(ProgressColumn):
         return Text(fit(task.fields.get("stats") or (), room), no_wrap=True)
 
 
+PLAIN_EVERY_S = 10.0
+"""How often a task's plain progress line is repeated when stderr is not a terminal."""
+
+
+class PlainProgress(Progress):
+    """Progress for a stderr that is not a terminal (a CI log, a pipe, a file): no live redraw, which such a stream
+    cannot show (rich then prints nothing until the end), but a plain line per task when it starts, at most every
+    PLAIN_EVERY_S seconds while it moves, when it completes and when the display stops: "simulating 12/20 | turns
+    48 | rejections 3 | tokens 20140 | cost unknown"."""
+
+    def __init__(self, *columns: Any, **kwargs: Any) -> None:
+        super().__init__(*columns, **{**kwargs, "disable": True})
+        self.plain_target: Console = kwargs.get("console") or console
+        self._printed: dict[TaskID, tuple[float, str]] = {}
+
+    def update(self, task_id: TaskID, **kwargs: Any) -> None:
+        super().update(task_id, **kwargs)
+        self._line(task_id)
+
+    def advance(self, task_id: TaskID, advance: float = 1) -> None:
+        super().advance(task_id, advance)
+        self._line(task_id)
+
+    def stop(self) -> None:
+        for task_id in list(self._tasks):
+            self._line(task_id, force=True)
+        # not Progress.stop: its live display never started, and it ends a non-terminal stream with a blank line
+
+    def _line(self, task_id: TaskID, force: bool = False) -> None:
+        task = self._tasks.get(task_id)
+        if task is None:
+            return
+        total = "" if task.total is None else f"/{task.total:.0f}"
+        stats = task.fields.get("stats") or ()
+        text = " | ".join([f"{task.description} {task.completed:.0f}{total}", *([stats[0]] if stats else [])])
+        now = time.monotonic()
+        last = self._printed.get(task_id)
+        done = task.total is not None and task.completed >= task.total
+        if last is not None and last[1] == text:
+            return  # nothing new to say
+        if last is None and not stats and not (force or done):
+            return  # a task's first line waits for its figures (they follow at once)
+        if not force and last is not None and not done and now - last[0] < PLAIN_EVERY_S:
+            return
+        self._printed[task_id] = (now, text)
+        self.plain_target.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
 def progress_display(target: Console | None = None) -> Progress:
-    """The live progress lines, on ``target`` (default: stderr)."""
+    """The live progress lines, on ``target`` (default: stderr); plain lines when it is not a terminal."""
     target = target or console
-    return Progress(
+    kind = Progress if target.is_terminal else PlainProgress
+    return kind(
         SpinnerColumn(table_column=Column(width=1, no_wrap=True)),
         TextColumn("[bold]{task.description}", table_column=Column(width=LABEL_WIDTH, no_wrap=True)),
         BarColumn(bar_width=BAR_WIDTH, table_column=Column(width=BAR_WIDTH, no_wrap=True)),
