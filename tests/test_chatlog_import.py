@@ -31,12 +31,12 @@ LOG = [
     },
     {
         "messages": [
-            {"role": "user", "content": "Can I put the kettle in the dishwasher?"},
+            {"role": "user", "content": "Can I put the kettle in the dishwasher?", "unanswerable": True},
             {"role": "assistant", "content": "That is not in the knowledge base.", "contexts": []},
         ]
     },
 ]
-METRICS = "faithfulness,faithfulness_in_conversation,refused,correctness,context_recall,citation_precision"
+METRICS = "faithfulness,faithfulness_in_conversation,refused,over_refusal,correctness,context_recall,citation_precision"
 
 
 def rewriter(messages: list[Message]) -> dict[str, Any]:
@@ -81,10 +81,18 @@ def test_a_chat_log_imports_rewrites_and_scores(tmp_path: Path, capsys: pytest.C
     scores = store.current_scores()
     by = {(s.conversation_id, s.turn_index, s.metric): s for s in scores}
     for metric in ("correctness", "context_recall"):  # need a ground truth: unscored with the reason
-        assert all(s.unscored_reason == NO_GROUND_TRUTH for s in scores if s.metric == metric)
+        assert all(
+            s.unscored_reason == NO_GROUND_TRUTH for s in scores if s.metric == metric and s.conversation_id == "chat-1"
+        )
+        assert by["l00001", 0, metric].value is None  # a probe: unscored as the paper's probes are
     assert by["chat-1", 0, "faithfulness"].value == 1.0
     assert by["chat-1", 0, "faithfulness_in_conversation"].value == 1.0
     assert by["l00001", 0, "refused"].value == 1.0 and by["chat-1", 0, "refused"].value == 0.0
+    # which turns are probes: known where every user message says so, unknown (unscored) elsewhere
+    assert by["l00001", 0, "over_refusal"].value is None and "counts the answerable turns" in (
+        by["l00001", 0, "over_refusal"].unscored_reason or ""
+    )
+    assert "unknown whether the knowledge base answers" in (by["chat-1", 0, "over_refusal"].unscored_reason or "")
     assert by["chat-1", 1, "citation_precision"].value == 1.0  # "[1]" -> the returned capacity passage
     assert by["chat-1", 0, "citation_precision"].value is None  # no marker, no field: unscored
     assert by["l00001", 0, "faithfulness"].value is None  # no context and no claim

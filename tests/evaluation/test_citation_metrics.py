@@ -50,7 +50,7 @@ async def test_precision_and_recall_by_hand_from_one_judge_call() -> None:
     )
     scores = {s.metric: s for s in await Evaluator(Judge(model), BOTH).score_conversations([conv])}
     assert len(backend.calls) == 1  # shared by the two metrics
-    assert "(2) It boils in 3 minutes. -- cites: 2, 3" in backend.calls[0].text
+    assert "(2) It boils in 3 minutes [2][3]. -- cites: 2, 3" in backend.calls[0].text
     # pairs: s1->1 ok, s2->2 ok, s2->3 not (a "supported_by" 1 it did not cite is ignored): 2 of 3
     assert scores["citation_precision"].value == pytest.approx(2 / 3)
     # claims: s1, s2 backed, s3 not: 2 of 3

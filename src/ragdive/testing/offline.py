@@ -103,7 +103,8 @@ def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
         verdicts = []
         for number, text, cites in re.findall(r"^\((\d+)\) (.*?) -- cites: (.*)$", prompt, re.M):
             ranks = [r.strip() for r in cites.split(",") if r.strip().isdigit()]
-            good = [int(r) for r in ranks if text.lower().rstrip(".") in passages.get(r, "").lower()]
+            bare = re.sub(r"\s*\[[\d,; ]+\]", "", text).lower().rstrip(".")
+            good = [int(r) for r in ranks if bare in passages.get(r, "").lower()]
             verdicts.append({"sentence": int(number), "reason": "containment", "claim": True, "supported_by": good})
         return {"sentences": verdicts}
     if name == "RefusalVerdict":

@@ -13,7 +13,10 @@ JSONL, one conversation per line::
 Each user message and the assistant message after it make one turn; system messages are skipped (counted in a
 note); a user message with no answer after it is a failed turn. There is no ground truth: ground-truth metrics
 (correctness, context precision and recall) are unscored with that reason, never judged against an empty text.
-Stand-alone questions are the messages as sent, unless rewritten by the user model (``--rewrite``).
+Stand-alone questions are the messages as sent, unless rewritten by the user model (``--rewrite``). A user message
+may say ``"unanswerable": true`` (or false) when it is known whether the knowledge base answers it; unless every
+user message of a conversation says so, its refusal recall, precision and over-refusal are unscored (unknown),
+while ``refused`` is still judged.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ def _conversation(n: int, row: dict[str, Any], where: str) -> tuple[Conversation
     if not isinstance(meta, dict):
         raise ConfigError(f"{where}: metadata: expected an object")
     turns: list[Turn] = []
+    marked: list[bool] = []
     system = 0
     for k, message in enumerate(messages):
         at = f"{where}: messages[{k}]"
@@ -80,6 +84,10 @@ def _conversation(n: int, row: dict[str, Any], where: str) -> tuple[Conversation
         if role == "system":
             system += 1
         elif role == "user":
+            probe = message.get("unanswerable")
+            if probe is not None and not isinstance(probe, bool):
+                raise ConfigError(f"{at}: unanswerable: expected true or false")
+            marked.append(probe is not None)
             turns.append(
                 Turn(
                     index=len(turns),
@@ -88,6 +96,7 @@ def _conversation(n: int, row: dict[str, Any], where: str) -> tuple[Conversation
                     ground_truth="",
                     question_type=QuestionType.INITIAL if not turns else QuestionType.UNKNOWN,
                     error="the log has no answer to this message",
+                    unanswerable=bool(probe),
                 )
             )
         elif role == "assistant":
@@ -110,8 +119,11 @@ def _conversation(n: int, row: dict[str, Any], where: str) -> tuple[Conversation
         seed=n,
         turns=turns,
     )
-    if meta:  # records keep extra fields: the log's metadata travels with its conversation
-        conversation = Conversation.model_validate({**conversation.model_dump(), "metadata": meta})
+    extra: dict[str, Any] = {"metadata": meta} if meta else {}  # records keep extra fields
+    if not all(marked):  # which turns the knowledge base cannot answer is unknown: no refusal figure counts them
+        extra["answerability"] = "unknown"
+    if extra:
+        conversation = Conversation.model_validate({**conversation.model_dump(), **extra})
     return conversation, system
 
 

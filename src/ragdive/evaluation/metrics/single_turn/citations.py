@@ -36,7 +36,10 @@ NO_CITATIONS = "the target gave no citations (no citations field and no [n] mark
 class CitedSentence:
     number: int
     text: str
+    """Without its markers."""
     cited: list[int] = field(default_factory=list)
+    shown: str = ""
+    """As the judge sees it: with its markers in place, so it sees which part each passage is cited for."""
 
 
 def cited_sentences(turn: Turn) -> list[CitedSentence]:
@@ -49,10 +52,12 @@ def cited_sentences(turn: Turn) -> list[CitedSentence]:
         leading = re.match(r"^(\s*\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+", raw)
         if leading and sentences:  # "... fact. [2] Next": the marker belongs to the sentence before it
             sentences[-1].cited += _ranks(leading.group(0))
+            sentences[-1].shown += " " + leading.group(0).strip()
             raw = raw[leading.end() :]
         text = MARKER.sub("", raw).strip()
         if text:
-            sentences.append(CitedSentence(len(sentences) + 1, re.sub(r"\s+([.,;!?])", r"\1", text), _ranks(raw)))
+            clean = re.sub(r"\s+([.,;!?])", r"\1", text)
+            sentences.append(CitedSentence(len(sentences) + 1, clean, _ranks(raw), raw.strip()))
     return sentences
 
 
@@ -66,7 +71,7 @@ def _from_field(turn: Turn, answer: str) -> list[CitedSentence]:
     units: dict[str, CitedSentence] = {}
     for c in turn.citations or []:
         text = (c.sentence or answer).strip()
-        unit = units.setdefault(text, CitedSentence(len(units) + 1, text))
+        unit = units.setdefault(text, CitedSentence(len(units) + 1, text, shown=text))
         unit.cited.append(c.context)
     return list(units.values())
 
@@ -96,7 +101,7 @@ async def _judged(judge: Judge, conversation: Conversation, turn: Turn) -> _Judg
     if not any(s.cited for s in sentences):
         raise Unscorable(NO_CITATIONS)
     k = len(turn.contexts)
-    shown = [{"number": s.number, "text": s.text, "cited": [r for r in s.cited if 1 <= r <= k]} for s in sentences]
+    shown = [{"number": s.number, "text": s.shown, "cited": [r for r in s.cited if 1 <= r <= k]} for s in sentences]
 
     async def ask() -> CitationVerdict:
         return await judge.ask(
@@ -133,7 +138,16 @@ class _CitationMetric(TurnMetric):
         return await self.measure_in(judge, Conversation(id="", persona="", document_ids=[], seed=0), turn)
 
 
-@metric("citation_precision", kind="turn", inputs=("question", "answer", "contexts"), prompt="citations", default=False)
+# version 2 of both: sentences shown with their markers in place (a capable-model check found a sentence citing
+# two passages for two clauses judged against each passage whole)
+@metric(
+    "citation_precision",
+    version=2,
+    kind="turn",
+    inputs=("question", "answer", "contexts"),
+    prompt="citations",
+    default=False,
+)
 class CitationPrecision(_CitationMetric):
     async def measure_in(self, judge: Judge, conversation: Conversation, turn: Turn) -> Outcome:
         judged = await _judged(judge, conversation, turn)
@@ -145,7 +159,14 @@ class CitationPrecision(_CitationMetric):
         return Outcome(good / pairs, reason, _details(judged))
 
 
-@metric("citation_recall", kind="turn", inputs=("question", "answer", "contexts"), prompt="citations", default=False)
+@metric(
+    "citation_recall",
+    version=2,
+    kind="turn",
+    inputs=("question", "answer", "contexts"),
+    prompt="citations",
+    default=False,
+)
 class CitationRecall(_CitationMetric):
     async def measure_in(self, judge: Judge, conversation: Conversation, turn: Turn) -> Outcome:
         judged = await _judged(judge, conversation, turn)

@@ -24,6 +24,11 @@ from ..base import Outcome, TurnMetric, Unscorable
 from ..registry import metric
 from ..shared import shared_verdict
 
+UNKNOWN_ANSWERABILITY = (
+    "unknown whether the knowledge base answers this turn: an imported log has no probe plan "
+    '(mark its user messages with "unanswerable": true or false)'
+)
+
 
 class RefusalVerdict(BaseModel):
     reason: str
@@ -48,6 +53,8 @@ class _RefusalFigure(TurnMetric):
         return await self.measure_in(judge, Conversation(id="", persona="", document_ids=[], seed=0), turn)
 
     async def measure_in(self, judge: Judge, conversation: Conversation, turn: Turn) -> Outcome:
+        if self.counts != "answered" and (conversation.model_extra or {}).get("answerability") == "unknown":
+            raise Unscorable(UNKNOWN_ANSWERABILITY)
         if self.counts == "probes" and not turn.unanswerable:
             raise Unscorable("answerable turn: refusal recall counts the unanswerable probes only")
         if self.counts == "answerable" and turn.unanswerable:
@@ -71,17 +78,25 @@ class Refused(_RefusalFigure):
     counts = "answered"
 
 
-@metric("refusal_recall", kind="turn", inputs=("question", "answer"), prompt="refused", default=False)
+@metric("refusal_recall", version=2, kind="turn", inputs=("question", "answer"), prompt="refused", default=False)
 class RefusalRecall(_RefusalFigure):
     counts = "probes"
 
 
-@metric("refusal_precision", kind="turn", inputs=("question", "answer"), prompt="refused", default=False)
+@metric("refusal_precision", version=2, kind="turn", inputs=("question", "answer"), prompt="refused", default=False)
 class RefusalPrecision(_RefusalFigure):
     counts = "refused"
 
 
-@metric("over_refusal", kind="turn", inputs=("question", "answer"), direction="lower", prompt="refused", default=False)
+@metric(
+    "over_refusal",
+    version=2,
+    kind="turn",
+    inputs=("question", "answer"),
+    direction="lower",
+    prompt="refused",
+    default=False,
+)
 class OverRefusal(_RefusalFigure):
     counts = "answerable"
 
