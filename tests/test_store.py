@@ -11,7 +11,7 @@ import pytest
 
 from ragdive.errors import StoreError
 from ragdive.records import SCHEMA_VERSION, FailedCheck, Rejection, RunManifest, Score
-from ragdive.redaction import MASK, redact
+from ragdive.redaction import MASK, redact, redact_text
 from ragdive.store import RunRecorder, RunStore, list_runs, new_run_id, process_alive, shown_status, this_process
 
 from .factories import make_conversation, make_draft
@@ -89,7 +89,7 @@ def test_secrets_are_redacted_at_any_depth_before_writing(tmp_path: Path) -> Non
     written = json.loads(text)["config"]
     assert written["models"]["judge"]["api_key"] == MASK
     assert written["models"]["judge"]["params"]["max_tokens"] == 5  # a token count is not a secret
-    assert written["target"]["headers"]["X-Trace"] == "t"
+    assert written["target"]["headers"]["X-Trace"] == MASK  # every header value: ragdive cannot tell which is secret
     assert written["deep"][0]["inner"] == {"client_secret": MASK, "password": MASK, "access_token": MASK}
 
 
@@ -197,9 +197,11 @@ def test_secrets_in_urls_are_masked_wherever_the_url_appears(tmp_path: Path) -> 
     for secret in ("sk-q-1", "pw-2", "tok-3"):
         assert secret not in text
     written = json.loads(text)["config"]
-    assert written["target"]["url"] == f"https://rag.example/ask?key={MASK}&lang=en"  # the rest stays readable
+    # a configured URL: every query value (ragdive cannot tell ?code= of an Azure Function from ?lang=)
+    assert written["target"]["url"] == f"https://rag.example/ask?key={MASK}&lang={MASK}"
     assert written["target"]["description"] == f"http POST https://u:{MASK}@h/x"
-    assert written["models"]["judge"]["base_url"] == f"http://h:8000/v1?access_token={MASK};api-version=2"
-    assert redact("see https://docs.example/page?q=tokens for details") == (
-        "see https://docs.example/page?q=tokens for details"  # a value named q is not a secret
+    assert written["models"]["judge"]["base_url"] == f"http://h:8000/v1?access_token={MASK};api-version={MASK}"
+    # a URL in free text (an answer): only what looks secret
+    assert redact_text("see https://docs.example/page?q=tokens&sig=abc for details") == (
+        f"see https://docs.example/page?q=tokens&sig={MASK} for details"
     )

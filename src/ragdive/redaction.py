@@ -1,63 +1,222 @@
-"""Secret redaction, applied before anything reaches disk or the terminal."""
+"""Secret redaction, applied before anything reaches disk or the terminal: by name and by value.
+
+By name, in structures (a config, a manifest): the value of every secret-named key (api_key, token, password,
+cookie, auth...), every header value, and in every URL the userinfo and every query value.
+
+By value, in any text (an answer, a judge's reason, an error message, a line of a run file, the terminal): every
+secret ragdive knows of. It learns them from the config (``register_config_secrets``: values interpolated from
+``${VAR}``, secret-named fields, header values, URL passwords and secret-looking query values) and from the model
+layer (an API key read from the environment), so an OpenAI-compatible proxy whose 401 text echoes the key, or a
+target that quotes its own URL, leaks nothing. Text also loses what looks like a credential whoever configured it
+(``Bearer <token>``, ``sk-...``, ``AKIA...``, a long token in a URL path).
+
+Cheap by design: one compiled pattern does every text pass (rebuilt only when a new secret is registered), and a run
+file's line is masked as the JSON text it is, in one pass, not by walking the record.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 from typing import Any
 
 MASK = "***"
 
 # Matched against dictionary keys at any depth: api_key, apiKey, x-api-key, token, client_secret, password,
-# Authorization... Deliberately broad: a masked harmless value costs nothing, a leaked key costs a lot.
-_SECRET_KEY = re.compile(r"(key|token|secret|password|passwd|authorization|credential)", re.IGNORECASE)
+# Authorization, Cookie, X-Auth, auth... Deliberately broad: a masked harmless value costs nothing, a leaked key
+# costs a lot.
+_SECRET_WORDS = r"key|token|secret|passw(?:or)?d|authorization|credential|cookie|signature|(?<![a-z])auth(?![a-z])"
+_SECRET_KEY = re.compile(_SECRET_WORDS, re.IGNORECASE)
 # Keys that contain a secret-looking word but count things (token counts: "max_tokens", "prompt_tokens").
-# Singular "access_token" stays secret.
-_NOT_SECRET = re.compile(r"(tokens$|^max_|_count$)", re.IGNORECASE)
+# Singular "access_token" stays secret. "api_key_env" names a variable, not its value.
+_NOT_SECRET = re.compile(r"(tokens$|^max_|_count$|_env$)", re.IGNORECASE)
 
+MIN_SECRET_CHARS = 6
+"""Shorter values are not searched for in text: "abc" would be masked inside every other word."""
 
-# URLs inside any string (a base_url, a target's description "http POST https://…"): their password and their
-# secret-named query parameters are masked, so `?key=${TOKEN}` never reaches the manifest or the terminal.
-_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\s\"'<>]+", re.IGNORECASE)
-_USERINFO = re.compile(r"^([a-z][a-z0-9+.-]*://[^/@:?#]*):[^/@?#]*@", re.IGNORECASE)
+_URL_TEXT = r"[a-z][a-z0-9+.-]*://[^\s\"'<>\\]+"
+_USERINFO = re.compile(r"^([a-z][a-z0-9+.-]*://)([^/@?#]*)@", re.IGNORECASE)
 _QUERY_PARAM = re.compile(r"([?&;])([^=&;#]+)=([^&;#]*)")
+_PATH_TOKEN = re.compile(r"(?<=/)(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{24,}(?=[/?#]|$)")
+"""A path segment that looks like a credential (24+ letters and digits, like a webhook's token)."""
 
+_FIXED_PATTERNS = {
+    # a secret-named field of JSON text, its string value masked: "api_key": "sk-..." in a line or a message
+    "json": r'"(?P<jkey>[^"\\]{0,40}(?:' + _SECRET_WORDS + r')[^"\\]{0,40})"\s*:\s*"(?P<jval>(?:[^"\\]|\\.)+)"',
+    # key=value and key: value in prose (a log line, an error message)
+    "kv": r"(?P<kvkey>\b(?:api[_-]?key|access[_-]?token|client[_-]?secret|password|passwd|secret)\b)"
+    r"(?P<kvsep>\s*[=:]\s*)(?P<kvval>[^\s&\"',;]{4,})",
+    "url": _URL_TEXT,
+    "bearer": r"\b(?P<scheme>Bearer|Basic|Token)\s+(?P<cred>[A-Za-z0-9._~+/=-]{8,})",
+    "shape": r"\bsk-[A-Za-z0-9_-]{16,}|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{20,}|\bxox[abpr]-[A-Za-z0-9-]{10,}",
+}
 
-def _redact_one_url(match: re.Match[str]) -> str:
-    url = _USERINFO.sub(rf"\1:{MASK}@", match.group(0))
-
-    def mask(param: re.Match[str]) -> str:
-        sep, name, value = param.groups()
-        return f"{sep}{name}={MASK}" if value and is_secret_key(name) else param.group(0)
-
-    return _QUERY_PARAM.sub(mask, url)
-
-
-def redact_urls(text: str) -> str:
-    return _URL.sub(_redact_one_url, text) if "://" in text else text
-
-
-def redact_text(text: str) -> str:
-    """A piece of free text (an error message, a command line) with the secrets in its URLs masked."""
-    return redact_urls(text)
+_known: set[str] = set()
+_lock = threading.Lock()
+_compiled: re.Pattern[str] | None = None
+_compiled_known: re.Pattern[str] | None = None
 
 
 def is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEY.search(key)) and not _NOT_SECRET.search(key)
 
 
-def redact(value: Any) -> Any:
-    """Return a copy of ``value`` with every secret-named key's value masked, at any depth, and the secrets in
-    URLs inside strings (see redact_urls)."""
+# -- learning the secrets ----------------------------------------------------------------------------------------
+def register_secret(value: object) -> None:
+    """Mask ``value`` wherever it appears in text from now on (in this process)."""
+    global _compiled, _compiled_known
+    if not isinstance(value, str):
+        return
+    value = value.strip()
+    if len(value) < MIN_SECRET_CHARS or value == MASK:
+        return
+    forms = {value, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(value)[1:-1]}
+    with _lock:
+        if forms <= _known:
+            return
+        _known.update(forms)
+        _compiled = _compiled_known = None  # rebuilt at the next text pass
+
+
+def known_secrets() -> frozenset[str]:
+    return frozenset(_known)
+
+
+_PATH_FIELD = re.compile(r"(path|dir|file|output)$", re.IGNORECASE)
+
+
+def is_path_field(name: str) -> bool:
+    """Fields that name files and folders: an interpolated ``${DATA}/docs`` there is where to look, not a secret
+    (masking it would hide the run directory a script reads from ragdive's output)."""
+    return bool(_PATH_FIELD.search(name))
+
+
+def register_config_secrets(value: Any, key: str = "") -> None:
+    """Learn the secrets of a config tree: secret-named fields, header values, URL passwords, secret-named or
+    token-looking query values, token-looking URL path segments."""
     if isinstance(value, dict):
+        headers = key.lower() == "headers"
+        for k, v in value.items():
+            name = str(k)
+            if headers or is_secret_key(name):
+                if isinstance(v, str):
+                    register_secret(v)
+                    continue
+            register_config_secrets(v, name)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            register_config_secrets(item, key)
+    elif isinstance(value, str) and "://" in value:
+        for url in re.finditer(_URL_TEXT, value, re.IGNORECASE):
+            _register_url(url.group(0))
+
+
+def _register_url(url: str) -> None:
+    userinfo = _USERINFO.match(url)
+    if userinfo and ":" in userinfo.group(2):
+        register_secret(userinfo.group(2).split(":", 1)[1])
+    for _, name, value in _QUERY_PARAM.findall(url):
+        if _secret_param(name, value):
+            register_secret(value)
+    for segment in _PATH_TOKEN.findall(url.split("?", 1)[0]):
+        register_secret(segment)
+
+
+def _looks_like_token(value: str) -> bool:
+    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+# -- masking text ------------------------------------------------------------------------------------------------
+def _pattern() -> re.Pattern[str]:
+    """Every fixed pattern and every known secret in one alternation, compiled once per set of secrets."""
+    global _compiled, _compiled_known
+    compiled = _compiled
+    if compiled is not None:
+        return compiled
+    with _lock:
+        parts = [f"(?P<{name}>{body})" for name, body in _FIXED_PATTERNS.items()]
+        known = "|".join(re.escape(v) for v in sorted(_known, key=len, reverse=True))
+        if known:
+            parts.append(f"(?P<known>{known})")
+        _compiled_known = re.compile(known) if known else None
+        _compiled = re.compile("|".join(parts), re.IGNORECASE)
+        return _compiled
+
+
+_SECRET_PARAMS = frozenset({"code", "sig", "signature", "sv", "se", "sp", "st", "skoid", "sktid", "skey"})
+"""Query parameters that carry credentials without a secret-looking name (Azure Functions' code, SAS signatures)."""
+
+
+def _secret_param(name: str, value: str) -> bool:
+    return is_secret_key(name) or name.lower() in _SECRET_PARAMS or _looks_like_token(value)
+
+
+def _mask_url(url: str, every_value: bool = False) -> str:
+    """Userinfo, token-like path segments and query values: every one (``every_value``: a URL the user configured)
+    or those that look secret (a URL inside an answer, where ``?page=2`` is the text's, not a secret)."""
+    url = _USERINFO.sub(lambda m: f"{m.group(1)}{_mask_userinfo(m.group(2))}@", url)
+
+    def query(p: re.Match[str]) -> str:
+        sep, name, value = p.groups()
+        return f"{sep}{name}={MASK}" if value and (every_value or _secret_param(name, value)) else p.group(0)
+
+    url = _QUERY_PARAM.sub(query, url)
+    head, sep, tail = url.partition("?")
+    return _PATH_TOKEN.sub(MASK, head) + sep + tail
+
+
+def _mask_userinfo(userinfo: str) -> str:
+    return f"{userinfo.split(':', 1)[0]}:{MASK}" if ":" in userinfo else MASK
+
+
+def _replace(match: re.Match[str]) -> str:
+    kind = match.lastgroup
+    if kind == "json":  # only the value's text: the key, quotes and spacing stay as they were
+        start, end = match.start("jval") - match.start(), match.end("jval") - match.start()
+        value = MASK if is_secret_key(match.group("jkey")) else redact_text(match.group("jval"))
+        return match.group(0)[:start] + value + match.group(0)[end:]
+    if kind == "kv":
+        return f"{match.group('kvkey')}{match.group('kvsep')}{MASK}"
+    if kind == "url":
+        url = _mask_url(match.group(0))
+        known = _compiled_known
+        return known.sub(MASK, url) if known is not None else url
+    if kind == "bearer":
+        return f"{match.group('scheme')} {MASK}"
+    return MASK  # a credential's shape, or a known secret
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every known secret, every URL's credentials and query values, and anything shaped like a
+    credential masked. Safe on JSON text: a mask never crosses a string's quotes or an escape."""
+    if not text:
+        return text
+    return _pattern().sub(_replace, text)
+
+
+def redact_urls(text: str) -> str:
+    """The URLs of ``text`` (a configured URL, a target's description) with userinfo, every query value and
+    token-like path segments masked."""
+    if "://" not in text:
+        return text
+    return re.sub(_URL_TEXT, lambda m: _mask_url(m.group(0), every_value=True), text, flags=re.IGNORECASE)
+
+
+def redact(value: Any, key: str = "") -> Any:
+    """A copy of ``value`` (a config, a manifest) with every secret-named key's value and every header value
+    masked at any depth, and every string's text redacted (see redact_text)."""
+    if isinstance(value, dict):
+        headers = key.lower() == "headers"
         out: dict[Any, Any] = {}
         for k, v in value.items():
-            if isinstance(k, str) and is_secret_key(k) and v not in (None, ""):
+            if (headers or (isinstance(k, str) and is_secret_key(k))) and v not in (None, ""):
                 out[k] = MASK
             else:
-                out[k] = redact(v)
+                out[k] = redact(v, str(k))
         return out
     if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
+        return [redact(v, key) for v in value]
     if isinstance(value, str):
-        return redact_urls(value)
+        return redact_text(redact_urls(value))
     return value

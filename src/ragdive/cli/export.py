@@ -29,6 +29,12 @@ def export_cmd(
         None, "--tracking-uri", help="mlflow: the tracking store (default: MLFLOW_TRACKING_URI)."
     ),
     experiment: str | None = typer.Option(None, "--experiment", help="mlflow: the experiment (default: ragdive)."),
+    raw_csv: bool = typer.Option(
+        False,
+        "--raw-csv",
+        help="Write CSV cells as they are. By default a cell starting with = + - @, tab or CR gets a leading ' "
+        "(OWASP: a spreadsheet shows it as text instead of running it as a formula).",
+    ),
 ) -> None:
     """Write turns.* and conversations.* (one row per turn / conversation, scores beside them, unscored reasons
     in their own columns, human ratings in an annotations column), Ragas single- and multi-turn samples as JSONL,
@@ -44,7 +50,7 @@ def export_cmd(
     if experiment:
         settings["MLFLOW_EXPERIMENT_NAME"] = experiment
     with _environment(settings):
-        _export(run, output, wanted)
+        _export(run, output, wanted, csv_formulas_as_text=not raw_csv)
 
 
 @contextmanager
@@ -65,7 +71,7 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def _export(run: Path, output: Path | None, wanted: list[str]) -> None:
+def _export(run: Path, output: Path | None, wanted: list[str], *, csv_formulas_as_text: bool = True) -> None:
     if SweepStore.exists(run):
         if wanted != ["mlflow"]:
             raise ConfigError(f"{run} is a sweep: export a sweep with --format mlflow, or export one of its runs")
@@ -77,7 +83,7 @@ def _export(run: Path, output: Path | None, wanted: list[str]) -> None:
     files = [f for f in wanted if f not in SENT]
     if files and output is None:
         raise ConfigError(f"--format {','.join(files)} writes files: name the folder with -o/--output")
-    for path in export_run(store, output or Path("."), wanted):
+    for path in export_run(store, output or Path("."), wanted, csv_formulas_as_text=csv_formulas_as_text):
         out.print(str(path), markup=False, soft_wrap=True)
     for name in (f for f in wanted if f in SENT):
         out.print(f"{name}: sent {store.path.name}", markup=False)

@@ -9,8 +9,10 @@ import typer
 
 from .._version import __version__
 from ..errors import RagdiveError, is_storage_error, storage_error
+from ..safe_text import visible_controls
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
 from .lazy import LazyCommands
+from .safe_output import safe_output
 
 # sub-commands are imported on first use (lazy.py): `ragdive --version` does not load the whole tool
 app = typer.Typer(
@@ -42,7 +44,7 @@ def _root(
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: user errors are one line and exit 2; bugs exit 1 with a hint; Ctrl-C exits 130 and
     SIGTERM, which stops a run the same way, 143."""
-    with sigterm_as_interrupt() as stop:
+    with sigterm_as_interrupt() as stop, safe_output():  # every write: secrets masked, control characters shown
         return _main(argv, stop)
 
 
@@ -66,8 +68,10 @@ def _main(argv: list[str] | None, stop: Stop) -> int:
         if debug:
             err_console.print_exception()
         else:
+            from rich.markup import escape
+
             err_console.print(
-                f"[bold red]unexpected error:[/] {type(exc).__name__}: {exc}\n"
+                f"[bold red]unexpected error:[/] {type(exc).__name__}: {escape(visible_controls(str(exc)))}\n"
                 "  this is a bug in ragdive; run again with --debug for the traceback and report it",
                 markup=True,
                 highlight=False,
@@ -81,7 +85,7 @@ def _user_error(exc: RagdiveError, debug: bool) -> int:
     err_console = _errors()
     if debug:
         err_console.print_exception()
-    message = str(exc).strip() or type(exc).__name__
+    message = visible_controls(str(exc).strip()) or type(exc).__name__
     first, *rest = message.splitlines()
     from rich.markup import escape
 

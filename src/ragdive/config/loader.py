@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from ..errors import ConfigError
+from ..redaction import is_path_field, register_config_secrets, register_secret
 from ..registry import did_you_mean
 from .experiment import ExperimentConfig
 
@@ -35,6 +36,8 @@ def interpolate_env(value: Any, environ: Mapping[str, str] | None = None, path: 
     def substitute(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
         if name in env:
+            if not is_path_field(path.rsplit(".", 1)[-1]):
+                register_secret(env[name])  # masked by value wherever ragdive writes or prints it
             return env[name]
         if default is not None:
             return default
@@ -132,6 +135,7 @@ def validate_config(data: Any, model: type[C] = ExperimentConfig, source: str = 
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping of settings at the top level, got {type(data).__name__}")
     data = interpolate_env(data)
+    register_config_secrets(data)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -150,9 +154,9 @@ def load_yaml(path: Path | str) -> Any:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        where = f": line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{path}:{where}: invalid YAML: {problem}") from exc
+        raise ConfigError(f"{path}{where}: invalid YAML: {problem}") from exc
 
 
 def load_config(path: Path | str, model: type[C] = ExperimentConfig) -> C:  # type: ignore[assignment]

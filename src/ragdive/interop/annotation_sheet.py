@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..records import CRITERIA, criteria
+from ..safe_text import csv_safe, xlsx_safe
 from .annotation_rows import DialogueItem, TurnItem
 
 TURN_FIELDS = [
@@ -94,8 +95,8 @@ def _write_csv(path: Path, rater: str, turns: list[TurnItem], dialogues: list[Di
         with open(target, "w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=[RATER, *header], restval="")
             writer.writeheader()
-            for item in items:
-                writer.writerow({RATER: rater, **asdict(item)})
+            for item in items:  # formulas as text (OWASP), as in `ragdive export`'s CSV
+                writer.writerow({k: csv_safe(v) for k, v in {RATER: rater, **asdict(item)}.items()})
         out.append(target)
     return out
 
@@ -125,7 +126,8 @@ def _write_xlsx(path: Path, turns: list[TurnItem], dialogues: list[DialogueItem]
         sheet.append(header)
         for item in items:
             row = asdict(item)
-            sheet.append([row.get(name) for name in header])
+            # control characters openpyxl refuses (a form feed from pdftotext) shown as \xNN, not a crash
+            sheet.append([xlsx_safe(row.get(name)) for name in header])
             for cell in sheet[sheet.max_row]:
                 if cell.data_type == "f":  # model text that starts with "=" is text, never a live formula
                     cell.data_type = "s"
@@ -170,7 +172,7 @@ def _write_xlsx(path: Path, turns: list[TurnItem], dialogues: list[DialogueItem]
         defs.column_dimensions[letter].width = width
     about = book.create_sheet(ABOUT_SHEET)
     for key, value in info.items():
-        about.append([key, "" if value is None else str(value)])
+        about.append([key, "" if value is None else xlsx_safe(str(value))])
     about.append([])
     about.append(["", "Write your name in the rater cell if you like; it names your ratings in the run."])
     book.save(path)

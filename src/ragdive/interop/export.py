@@ -9,6 +9,7 @@ reads them."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..records import Conversation, Score
 from ..registry import Registry
+from ..safe_text import csv_safe
 from ..store import RunStore
 from .annotations import ratings_by_item
 from .deepeval_cases import deepeval_cases
@@ -143,6 +145,9 @@ class RunData:
     scores: list[Score]
     tables: dict[str, tuple[list[str], list[dict[str, Any]]]]
     """``turns`` and ``conversations``: (columns, rows) as in the CSV export, ``annotations`` included."""
+    csv_formulas_as_text: bool = True
+    """CSV cells starting with = + - @, tab or CR get a leading single quote (OWASP), so no spreadsheet runs a
+    target's or a judge's text as a formula; False (``export --raw-csv``) writes them as they are."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +160,10 @@ class Exporter:
 
 
 def _csv(run: RunData, folder: Path) -> list[Path]:
-    return [_write_csv(folder / f"{name}.csv", columns, rows) for name, (columns, rows) in run.tables.items()]
+    return [
+        _write_csv(folder / f"{name}.csv", columns, rows, safe=run.csv_formulas_as_text)
+        for name, (columns, rows) in run.tables.items()
+    ]
 
 
 def _parquet(run: RunData, folder: Path) -> list[Path]:
@@ -245,14 +253,20 @@ def read_run_data(store: RunStore) -> RunData:
     return RunData(store, run_id, conversations, scores, tables)
 
 
-def export_run(store: RunStore, folder: Path, formats: Iterable[str]) -> list[Path]:
+def export_run(
+    store: RunStore, folder: Path, formats: Iterable[str], *, csv_formulas_as_text: bool = True
+) -> list[Path]:
     """Write the run in each of ``formats`` under ``folder``; returns the files written."""
     wanted = list(dict.fromkeys(formats))
     if not wanted:
         raise ConfigError(f"name an export format: {', '.join(EXPORTERS.names())}")
     exporters = [EXPORTERS.get(name) for name in wanted]  # every name checked before anything is written
+    if folder.exists() and not folder.is_dir():
+        raise ConfigError(f"-o {folder} is a file; export writes several files: give a folder")
     folder.mkdir(parents=True, exist_ok=True)
     run = read_run_data(store)  # the run is read once; every format is written from the same records
+    if not csv_formulas_as_text:
+        run = dataclasses.replace(run, csv_formulas_as_text=False)
     written: list[Path] = []
     for exporter in exporters:
         written += exporter.write(run, folder)
@@ -264,11 +278,11 @@ def _write_json(path: Path, data: Any) -> Path:
     return path
 
 
-def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> Path:
+def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]], *, safe: bool = True) -> Path:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(({k: csv_safe(v) for k, v in row.items()} for row in rows) if safe else rows)
     return path
 
 

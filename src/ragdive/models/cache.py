@@ -33,6 +33,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..records import Usage
+from ..redaction import redact_text
 from .base import Completion, GenerateParams, Message
 
 SCHEMA_VERSION = 1
@@ -190,7 +191,9 @@ class CompletionCache:
             "completion_tokens": completion.usage.completion_tokens,
         }
         self._stored.add(_prefix(key))  # before it is queued: committed, it is still known (not yet re-read)
-        self._queue(key, (key, completion.model, time.time(), json.dumps(value, ensure_ascii=False)))
+        # secrets masked as in the run files (a reply that quotes a key stays on disk for good); keys are hashes
+        stored = redact_text(json.dumps(value, ensure_ascii=False))
+        self._queue(key, (key, completion.model, time.time(), stored))
 
     def discard(self, key: str) -> None:
         """Forget one entry (e.g. a cached answer that no longer validates)."""

@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import StoreError, storage_error
-from ..redaction import redact
+from ..redaction import redact_text
 from .lock import check_writable
 from .torn import cut_torn_tail
 
@@ -30,8 +30,9 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def to_json_line(record: BaseModel | dict[str, Any]) -> str:
+    """One line of JSON, its secrets masked as text in one pass (redaction.redact_text: not a walk of the record)."""
     data = record.model_dump(mode="json") if isinstance(record, BaseModel) else record
-    return json.dumps(redact(data), ensure_ascii=False, separators=(",", ":")) + "\n"
+    return redact_text(json.dumps(data, ensure_ascii=False, separators=(",", ":"))) + "\n"
 
 
 class JsonlAppender:

@@ -34,6 +34,7 @@ from pydantic import BaseModel
 from ..._version import __version__
 from ...errors import ConfigError, ModelError
 from ...http_client import JsonSession, Reply
+from ...redaction import register_secret
 from ..base import Completion, GenerateParams, Message, ModelBackend
 from ..retry import parse_retry_after, status_is_retryable
 from ..structured import schema_instruction, schema_json
@@ -72,6 +73,7 @@ class OpenAIBackend(ModelBackend):
                     "(or api_key_env / api_key in the model's config), or set base_url for a local server"
                 )
             key = "no-key"  # local servers (llama.cpp, vLLM, Ollama) usually ignore it; the SDK wants a value
+        register_secret(key)  # a proxy's error text that echoes it is masked wherever ragdive writes or prints it
         if structured != "auto" and structured not in MODES:
             raise ConfigError(f"{name}: options.structured must be auto or one of {', '.join(MODES)}")
         self._modes = list(MODES) if structured == "auto" else [structured]
