@@ -24,6 +24,14 @@ def _no_outside_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
+@pytest.fixture(autouse=True)
+def _no_secrets_from_other_tests() -> None:
+    """The secrets a process learned (ragdive.redaction) are its own: one test's config must not mask another's."""
+    from ragdive.redaction import forget_secrets
+
+    forget_secrets()
+
+
 @pytest.fixture
 def squad_dir() -> Path:
     if not SQUAD.is_dir():

@@ -18,6 +18,7 @@ SHARED = {
     "_version",
     "importing",
     "redaction",
+    "safe_text",
     "prompt_files",
     "retrying",
     "json_lines",

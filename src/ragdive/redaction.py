@@ -83,6 +83,14 @@ def known_secrets() -> frozenset[str]:
     return frozenset(_known)
 
 
+def forget_secrets() -> None:
+    """Forget every registered secret (tests: each starts as a fresh process would)."""
+    global _compiled, _compiled_known
+    with _lock:
+        _known.clear()
+        _compiled = _compiled_known = None
+
+
 _PATH_FIELD = re.compile(r"(path|dir|file|output)$", re.IGNORECASE)
 
 
