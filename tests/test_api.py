@@ -55,7 +55,7 @@ async def test_the_readme_example_runs_inside_a_running_event_loop(
     assert isinstance(result, ragdive.RunResult)
     assert result.status == "finished" and result.error is None
     assert result.run_dir.is_dir() and (result.run_dir / "evaluations.jsonl").is_file()
-    assert result.totals.conversations == 2 and result.totals.turns == 6  # the simulation__max_turns=3 override
+    assert result.totals.conversations == 2 and result.totals.turns == 6  # the simulation.max_turns=3 override
     correctness = result.metrics["correctness"]
     assert correctness.mean == 1.0 and correctness.n_scored == 6 and correctness.n_unscored == 0
     assert f"finished {result.run_dir}" in capsys.readouterr().out
@@ -75,7 +75,7 @@ def test_a_config_mistake_from_the_api_is_one_config_error_and_leaves_no_run(
     namespace = exec_as_module(readme_example().split("result = ragdive.run")[0], "readme_config", monkeypatch)
     config = {**namespace["config"], "output_dir": str(tmp_path / "runs")}
     with pytest.raises(ragdive.ConfigError, match="simulation.max_turnz: unknown field"):
-        ragdive.run(config, simulation__max_turnz=3)
+        ragdive.run(config, {"simulation.max_turnz": 3})
     with pytest.raises(ragdive.ConfigError, match="no judge model"):
         ragdive.run({**config, "models": {k: v for k, v in config["models"].items() if k != "judge"}})
     assert not (tmp_path / "runs").exists() or list_runs(tmp_path / "runs") == []
@@ -137,9 +137,7 @@ def test_overrides_name_config_paths_and_the_command_line_options(tmp_path: Path
 
     config = load_experiment(
         write_experiment(tmp_path),
-        seed=11,
-        simulation__concurrency=3,
-        evaluation__metrics=["correctness"],
+        {"seed": 11, "simulation.concurrency": 3, "evaluation.metrics": ["correctness"]},
         models="judge=scripted/other",
         conversations=4,
     )

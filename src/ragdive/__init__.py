@@ -1,8 +1,8 @@
 """ragdive: evaluate RAG systems through simulated multi-turn conversations.
 
-The Python API (`run`, `arun`, `simulate`, `asimulate`, `evaluate`, `aevaluate`, `sweep`, `asweep`, `replay`,
-`areplay`, `compare` and their result types) lives in `ragdive.api` and is imported on first use, so `import
-ragdive` stays cheap (no models, numpy or rich until a run needs them).
+The Python API (`run`, `simulate`, `evaluate`, `static`, `replay`, `sweep` and their `a...` coroutines, `compare`,
+`load_run`, `list_runs`, `import_run`, `gate`, their result types and `Observer`) lives in `ragdive.api` and is
+imported on first use, so `import ragdive` stays cheap (no models, numpy or rich until a run needs them).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .api import (
         Comparison,
         MetricResult,
+        Observer,
         RunResult,
         SweepResult,
         aevaluate,
@@ -29,14 +30,18 @@ if TYPE_CHECKING:
         arun,
         asimulate,
         assert_gate,
+        astatic,
         asweep,
         compare,
         evaluate,
         gate,
         import_run,
+        list_runs,
+        load_run,
         replay,
         run,
         simulate,
+        static,
         sweep,
     )
 
@@ -44,21 +49,26 @@ _API = frozenset(
     (
         "Comparison",
         "MetricResult",
+        "Observer",
         "RunResult",
         "SweepResult",
         "aevaluate",
         "areplay",
         "arun",
         "asimulate",
+        "astatic",
         "assert_gate",
         "asweep",
         "compare",
         "evaluate",
         "gate",
         "import_run",
+        "list_runs",
+        "load_run",
         "replay",
         "run",
         "simulate",
+        "static",
         "sweep",
     )
 )
@@ -77,6 +87,7 @@ __all__ = [
     "ConfigError",
     "JudgeError",
     "MetricResult",
+    "Observer",
     "ModelError",
     "ModelOutputError",
     "RagdiveError",
@@ -89,14 +100,18 @@ __all__ = [
     "areplay",
     "arun",
     "asimulate",
+    "astatic",
     "assert_gate",
     "asweep",
     "compare",
     "evaluate",
     "gate",
     "import_run",
+    "list_runs",
+    "load_run",
     "replay",
     "run",
     "simulate",
+    "static",
     "sweep",
 ]

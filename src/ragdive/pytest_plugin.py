@@ -1,6 +1,6 @@
 """ragdive's pytest plugin (entry point ``pytest11``: active wherever ragdive is installed).
 
-- the ``ragdive`` fixture (session scope): ``ragdive.run(config, **overrides)`` runs an experiment through the API
+- the ``ragdive`` fixture (session scope): ``ragdive.run(config, overrides)`` runs an experiment through the API
   once per test session and configuration (the same call again returns the same result); a run that an earlier
   session left unfinished (interrupted, budget spent) is resumed, and the model cache answers what was asked
   before. ``ragdive.assert_gate(result, correctness=">= 0.9")`` fails the test with the metric, its value, CI and
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,9 @@ class RagdiveSession:
         self.default_config = default_config
         self._results: dict[str, Any] = {}
 
-    def run(self, config: Any = None, **overrides: Any) -> Any:
-        """``ragdive.run`` once per session for this config and overrides (a ragdive.RunResult)."""
+    def run(self, config: Any = None, overrides: Mapping[str, Any] | None = None) -> Any:
+        """``ragdive.run`` once per session for this config and overrides (dotted config paths, as the API's: a
+        ragdive.RunResult)."""
         from ragdive import api
 
         if config is None:
@@ -61,7 +63,7 @@ class RagdiveSession:
             config = self.default_config
         if isinstance(config, str | Path) and not Path(config).is_absolute():
             config = self.root / config
-        experiment = api.load_experiment(config, **overrides)
+        experiment = api.load_experiment(config, overrides)
         key = hashlib.sha256(json.dumps(experiment.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[:16]
         if key in self._results:
             return self._results[key]

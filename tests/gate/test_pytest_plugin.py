@@ -38,7 +38,7 @@ def test_same_run_again(ragdive):
 
 def test_regressed(ragdive, monkeypatch):
     monkeypatch.setenv("RAG_REGRESSION", "1")  # the target answers with its first sentence only
-    result = ragdive.run(simulation__max_turns=3)
+    result = ragdive.run(overrides={"simulation.max_turns": 3})
     ragdive.assert_gate(result, correctness=">= 0.8", faithfulness=0.5)
 
 

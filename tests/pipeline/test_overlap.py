@@ -17,7 +17,7 @@ import pytest
 
 from ragdive.cli.main import main
 from ragdive.config import load_config
-from ragdive.pipeline import prepare_experiment, run_experiment
+from ragdive.pipeline import RunOptions, prepare_experiment, run_experiment
 from ragdive.records import Score
 from ragdive.store import RunStore, score_key
 
@@ -62,7 +62,7 @@ def test_a_conversation_is_scored_while_later_ones_are_still_being_simulated(tmp
 
     async def go() -> RunStore:
         async with AsyncExitStack() as resources:
-            prepared = await prepare_experiment(config, resources, no_cache=True)
+            prepared = await prepare_experiment(config, resources, RunOptions(no_cache=True))
             store = prepared.store
 
             def scored(score: Score) -> None:
@@ -99,7 +99,7 @@ def test_a_turn_is_judged_while_its_conversation_goes_on_and_written_only_with_i
 
     async def go() -> RunStore:
         async with AsyncExitStack() as resources:
-            prepared = await prepare_experiment(config, resources, no_cache=True)
+            prepared = await prepare_experiment(config, resources, RunOptions(no_cache=True))
             store = prepared.store
 
             def scored(score: Score) -> None:
@@ -180,7 +180,7 @@ def test_the_judges_spend_reaches_the_manifest_while_scoring_goes_on(
 
     async def go() -> RunStore:
         async with AsyncExitStack() as resources:
-            prepared = await prepare_experiment(config, resources, no_cache=True)
+            prepared = await prepare_experiment(config, resources, RunOptions(no_cache=True))
             store = prepared.store
 
             def scored(score: Score) -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import typer
 
+from .. import api
 from ..config import ROLES
 from ..demo import NOTICE, demo_config
-from ..pipeline import with_overrides
 from ._experiment import run_pipeline
 from .display import console, out
 
@@ -24,7 +24,9 @@ def demo_cmd(
 ) -> None:
     """Simulate and score a few conversations about a fictional kettle, fully offline (no API key): the packaged
     Gemma-3-270M plays every role and the reference RAG (BM25) answers."""
-    experiment = with_overrides(demo_config(output), model, conversations=conversations, max_turns=max_turns)
+    experiment = api.load_experiment(
+        demo_config(output), models=model, conversations=conversations, max_turns=max_turns
+    )
     specs = [experiment.models.for_role(role) for role in ROLES]
     if any(spec is not None and spec.model == "llamacpp/default" for spec in specs):  # said before it starts
         console.print(NOTICE, markup=False)
@@ -34,8 +36,8 @@ def demo_cmd(
         f"run, cache and index under {output}",
         markup=False,
     )
-    outcome = run_pipeline(experiment, resume=resume, resume_hint=f"ragdive demo --output {output} --resume")
-    run_dir = outcome.store.path
+    result = run_pipeline(experiment, resume=resume, resume_hint=f"ragdive demo --output {output} --resume")
+    run_dir = result.run_dir
     out.print("\nnext:", markup=False)
     out.print(f"  ragdive runs show {run_dir}", markup=False)
     out.print(f"  ragdive evaluate {run_dir} --by persona --by turn", markup=False)

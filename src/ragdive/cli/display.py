@@ -15,7 +15,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
@@ -34,9 +34,10 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from ..analysis import MetricSummary, RunScores, summarize_by, summarize_run
-from ..evaluation import EvaluationResult
 from ..records import Conversation, Rejection, Score, Totals, Turn
-from ..simulation import RunObserver, RunOutcome
+
+if TYPE_CHECKING:
+    from ..api import ScoringResult
 
 # progress goes to stderr; stdout carries the run directory, so `run=$(ragdive simulate x.yaml)` works
 console = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
@@ -170,7 +171,7 @@ def simulation_stats(turns: int, rejections: int, categories: Counter[str], tota
     return choices
 
 
-class ProgressObserver(RunObserver):
+class ProgressObserver:
     """Simulation progress: conversations done of planned, turns, rejections (by category), tokens, cost."""
 
     def __init__(self, progress: Progress) -> None:
@@ -237,17 +238,16 @@ class AskingProgress:
         self.progress.update(self.task, advance=1, stats=(f"target errors {self.errors}",))
 
 
-def describe_outcome(outcome: RunOutcome) -> str:
+def describe_outcome(status: str, t: Totals) -> str:
     """The one line a simulation ends with: status and what it wrote and spent."""
-    t = outcome.totals
     cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
     return (
-        f"{outcome.status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
+        f"{status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
         f"{t.errors} errors, {token_total(t)} tokens, cost {cost}"
     )
 
 
-def print_scoring(result: EvaluationResult, on: Console) -> None:
+def print_scoring(result: ScoringResult, on: Console) -> None:
     """What a scoring pass did: `run` says it on stderr with its progress, `evaluate` on stdout."""
     on.print(
         f"{result.written} scores written ({result.unscored} unscored), {result.skipped} already scored, "

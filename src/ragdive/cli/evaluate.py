@@ -2,59 +2,24 @@
 
 from __future__ import annotations
 
-import asyncio
-from contextlib import AsyncExitStack
 from pathlib import Path
 
 import typer
 
+from .. import api
 from ..analysis import RunScores
-from ..config import ExperimentConfig, load_config
 from ..errors import ConfigError
-from ..pipeline import ScoringOutcome, score_run
-from .display import GROUPINGS, ScoringProgress, out, print_grouped, print_scoring, print_summary, progress_display
-
-
-async def _evaluate(
-    run: Path,
-    settings: ExperimentConfig | None,
-    *,
-    models: list[str],
-    metrics: str | None,
-    concurrency: int | None,
-    retry_failed: bool,
-    rescore_changed: bool,
-) -> ScoringOutcome:
-    progress = progress_display()
-    scoring = ScoringProgress(progress)
-
-    def start(total: int, done: int) -> None:
-        progress.start()  # only now: a mistake found before (no judge model) is one error line, no progress
-        scoring.start(total, done)
-
-    async with AsyncExitStack() as resources:
-        try:
-            return await score_run(
-                run,
-                resources,
-                models=models,
-                config=settings,
-                metrics=metrics,
-                concurrency=concurrency,
-                retry_failed=retry_failed,
-                rescore_changed=rescore_changed,
-                on_start=start,
-                on_score=scoring.score,
-            )
-        finally:
-            progress.stop()
+from ..store import RunStore
+from .display import GROUPINGS, out, print_grouped, print_scoring, print_summary
+from .epilogue import LiveObserver, run_command
+from .options import METRICS, MODEL
 
 
 def evaluate_cmd(
     run: Path = typer.Argument(..., help="Run directory."),
-    model: list[str] = typer.Option([], "--model", help="Bind a role: judge=provider/model (repeatable)."),
+    model: list[str] = MODEL,
     config: Path | None = typer.Option(None, "--config", help="Experiment YAML for models and evaluation settings."),
-    metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated metric names (default: config)."),
+    metrics: str | None = METRICS,
     concurrency: int | None = typer.Option(None, "--concurrency", min=1, help="Judge calls in flight."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Ask the judge again where it failed before."),
     rescore_changed: bool = typer.Option(
@@ -66,20 +31,22 @@ def evaluate_cmd(
     the per-metric summary. A judge failure is recorded as unscored with its reason, never as 0."""
     if bad := [b for b in by if b not in GROUPINGS]:
         raise ConfigError(f"--by {bad[0]!r}: use one of {', '.join(GROUPINGS)}")
-    settings = load_config(config) if config is not None else None
-    outcome = asyncio.run(
-        _evaluate(
+    result = run_command(
+        lambda observer: api.aevaluate(
             run,
-            settings,
+            config=config,
             models=model,
             metrics=metrics,
             concurrency=concurrency,
             retry_failed=retry_failed,
             rescore_changed=rescore_changed,
-        )
+            observer=observer,
+        ),
+        LiveObserver(),
     )
-    print_scoring(outcome.result, out)
-    scores = RunScores.from_store(outcome.store)
-    print_summary(scores, outcome.metrics)
+    if result.scoring is not None:
+        print_scoring(result.scoring, out)
+    scores = result.scores or RunScores.from_store(RunStore.open(result.run_dir))
+    print_summary(scores, result.metric_names)
     for grouping in by:
-        print_grouped(scores, grouping, outcome.metrics)
+        print_grouped(scores, grouping, result.metric_names)

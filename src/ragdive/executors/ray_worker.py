@@ -20,7 +20,7 @@ from pathlib import Path
 from ..config import ExperimentConfig
 from ..errors import RagdiveError
 from ..models import ModelContext
-from ..pipeline import hold_context, prepare_experiment, run_experiment
+from ..pipeline import RunOptions, hold_context, prepare_experiment, run_experiment
 from ..pipeline.sweep import run_here
 from ..pipeline.sweep_plan import PlannedRun, SweepPlan
 from ..simulation import Shard
@@ -118,9 +118,8 @@ class RunWorker:
                         resources,
                         ModelContext.from_config(order.config, no_cache=order.no_cache, cache_dir=order.cache_dir),
                     )
-                    prepared = await prepare_experiment(
-                        order.config, resources, resume=run, context=context, shard=order.shard
-                    )
+                    options = RunOptions(resume=run, context=context, shard=order.shard)
+                    prepared = await prepare_experiment(order.config, resources, options)
                     outcome = await run_experiment(prepared)
                     return outcome.status, outcome.error
             except RagdiveError as exc:  # this part failed (its manifest says so); the driver ends the run failed

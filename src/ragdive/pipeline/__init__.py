@@ -19,6 +19,7 @@ from .experiment import (
     run_experiment,
     run_simulation,
 )
+from .launch import PreparedRun, RunOptions, prepare_run
 from .replay import ReplayHooks, ReplayOutcome, run_replay
 from .scoring import ScoringOutcome, score_run
 from .static import StaticHooks, StaticOutcome, run_static, static_metrics
@@ -26,6 +27,8 @@ from .static import StaticHooks, StaticOutcome, run_static, static_metrics
 __all__ = [
     "PipelineOutcome",
     "PreparedExperiment",
+    "PreparedRun",
+    "RunOptions",
     "ReplayHooks",
     "ReplayOutcome",
     "ScoringOutcome",
@@ -37,6 +40,7 @@ __all__ = [
     "hold_context",
     "parse_metrics",
     "prepare_experiment",
+    "prepare_run",
     "run_experiment",
     "run_replay",
     "run_simulation",

@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import ExperimentConfig
@@ -22,10 +21,11 @@ from ..evaluation.metrics import configured_metrics
 from ..models import ModelContext
 from ..models.selfcheck import check_local_models
 from ..records import Score, Totals
-from ..simulation import PreparedRun, RunObserver, RunOutcome, Shard, prepare_run
+from ..simulation import RunOutcome
 from ..store import RunStore
 from ..store.session import RunSession
 from .building import build_evaluator, hold_context
+from .launch import PreparedRun, RunOptions, prepare_run
 
 
 async def evaluate_store(
@@ -77,15 +77,7 @@ class PipelineOutcome:
 async def prepare_experiment(
     config: ExperimentConfig,
     resources: AsyncExitStack,
-    *,
-    resume: Path | None = None,
-    output: Path | None = None,
-    observer: RunObserver | None = None,
-    no_cache: bool = False,
-    cache_dir: str | Path | None = None,
-    context: ModelContext | None = None,
-    run_id: str | None = None,
-    shard: Shard | None = None,
+    options: RunOptions = RunOptions(),
 ) -> PreparedExperiment:
     """Check the config (the judge too: a missing judge must not be found after the simulation spent money),
     build every model on one shared context, then create or reopen the run. Whatever is built is closed with
@@ -93,15 +85,16 @@ async def prepare_experiment(
     the ``run_id`` it planned; a worker of a distributed run its ``shard`` of the conversations."""
     if config.models.for_role("judge") is None:
         raise ConfigError("no judge model: set models.judge (or models.default), or pass --model judge=provider/model")
+    context = options.context
     if context is None:
-        context = hold_context(resources, ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir))
+        context = hold_context(
+            resources, ModelContext.from_config(config, no_cache=options.no_cache, cache_dir=options.cache_dir)
+        )
     metrics = configured_metrics(config.evaluation)
     evaluator = build_evaluator(
         config, [], metrics, config.evaluation.concurrency, resources=resources, context=context
     )
-    simulation = await prepare_run(
-        config, resources, resume=resume, output=output, observer=observer, context=context, run_id=run_id, shard=shard
-    )
+    simulation = await prepare_run(config, resources, replace(options, context=context))
     simulation.check_also.extend(evaluator.judge.local_models)
     return PreparedExperiment(simulation=simulation, evaluator=evaluator, context=context)
 

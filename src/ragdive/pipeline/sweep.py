@@ -29,6 +29,7 @@ from ..models import ModelContext
 from ..records.sweep import SweepCellEntry, SweepRunEntry
 from ..store import RunStore, SweepStore
 from .experiment import prepare_experiment, run_experiment
+from .launch import RunOptions
 from .static import run_static, static_metrics
 from .sweep_plan import PlannedRun, SweepPlan
 
@@ -196,9 +197,8 @@ async def run_here(
                     resume=resume,
                 )
             else:
-                prepared = await prepare_experiment(
-                    config, resources, resume=resume, output=root, context=context, run_id=planned.run_id
-                )
+                options = RunOptions(resume=resume, output=root, context=context, run_id=planned.run_id)
+                prepared = await prepare_experiment(config, resources, options)
                 await run_experiment(prepared)
     except RagdiveError as exc:  # this run failed (its manifest says so); the sweep goes on with the others
         return _status_at(root, planned), str(exc)

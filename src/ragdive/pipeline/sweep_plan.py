@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import ExperimentConfig, load_config, validate_config
+from ..config.overrides import set_path
 from ..config.sweep import SweepConfig
 from ..errors import ConfigError
 
@@ -58,21 +59,6 @@ class SweepPlan:
         dynamic = [PlannedRun(c, r) for r in range(self.sweep.repeats) for c in self.cells]
         static = [PlannedRun(c, STATIC) for c in self.cells] if self.sweep.static else []
         return dynamic + static
-
-
-def set_path(data: dict[str, Any], path: str, value: Any) -> None:
-    """``data`` with ``a.b.c`` set to ``value`` (missing sections become mappings); a non-mapping on the way is a
-    ConfigError naming where."""
-    *parents, leaf = path.split(".")
-    node = data
-    for i, part in enumerate(parents):
-        child = node.get(part)
-        if child is None:
-            child = node[part] = {}
-        if not isinstance(child, dict):
-            raise ConfigError(f"axis {path}: {'.'.join(parents[: i + 1])} is a value, not a section")
-        node = child
-    node[leaf] = value
 
 
 def load_base(sweep: SweepConfig, sweep_file: Path | None) -> dict[str, Any]:
@@ -148,7 +134,7 @@ def _cell(
     axes = {p: values[i][k] for (paths, values), i in zip(groups, choice, strict=True) for k, p in enumerate(paths)}
     data = _deep_copy(base)
     for path, value in axes.items():
-        set_path(data, path, value)
+        set_path(data, path, value, what="axis")
     try:
         config = validate_config(data, ExperimentConfig, source="sweep cell")
     except ConfigError as exc:

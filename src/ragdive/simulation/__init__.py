@@ -4,7 +4,7 @@ and the concurrent runner that writes conversations to the run store."""
 from .checks import DocumentIndex, deterministic_checks, mentions_document
 from .dialogue import ConversationPlan, DialogueResult, DialogueSettings, Observer, run_dialogue
 from .generator import DraftOutput, Generator
-from .launch import PreparedRun, prepare_run, seed_documents
+from .launch import seed_documents, seed_sampler
 from .personas import available_personas, builtin_personas, load_persona_file, resolve_personas
 from .runner import RunObserver, RunOutcome, Shard, SimulationRunner, conversation_seed_and_id, plan_conversations
 from .validator import Validator, VerdictOutput
@@ -17,7 +17,6 @@ __all__ = [
     "DraftOutput",
     "Generator",
     "Observer",
-    "PreparedRun",
     "RunObserver",
     "RunOutcome",
     "Shard",
@@ -31,8 +30,8 @@ __all__ = [
     "load_persona_file",
     "mentions_document",
     "plan_conversations",
-    "prepare_run",
     "resolve_personas",
     "run_dialogue",
     "seed_documents",
+    "seed_sampler",
 ]

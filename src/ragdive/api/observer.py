@@ -1,0 +1,31 @@
+"""The one ``observer`` every use case of the API takes: told of its progress, so a display (the command line's
+live lines, a notebook's widget, a log) needs no hook of its own per use case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..records import Conversation, Score
+from ..simulation import RunObserver
+
+
+class Observer(RunObserver):
+    """Progress of a use case. Every method does nothing unless overridden. From the simulation (`run`, `simulate`):
+    ``started(total, already_done, totals)``, ``turn(conversation_id, turn)``, ``rejection(rejection)``,
+    ``conversation(conversation, totals)``; and:"""
+
+    def note(self, line: str) -> None:
+        """A line worth showing before the work starts: what loading the corpus read, how a run was split."""
+
+    def run_created(self, run_dir: Path, to_do: int | None = None) -> None:
+        """The run directory exists (made or reopened); ``to_do``: the questions (`static`) or conversations
+        (`replay`) this session sends, when known."""
+
+    def answered(self, conversation: Conversation) -> None:
+        """`static`, `replay`: one question or conversation answered and on disk."""
+
+    def scoring_started(self, total: int | None, done: int) -> None:
+        """Scoring begins: ``total`` items (None: not known yet, it grows), ``done`` scored before."""
+
+    def scored(self, score: Score) -> None:
+        """One score (or unscored item, with its reason) is on disk."""

@@ -1,0 +1,24 @@
+"""Options shared by commands, defined once so each means one thing everywhere (docs/cli.md lists them):
+``-o/--output`` is where a command writes (a folder that receives a new run directory, for commands that make a
+run; the file or folder written, for the others); ``--model ROLE=provider/model`` chooses a role's model, the judge
+included, on every command that calls a model."""
+
+from __future__ import annotations
+
+import typer
+
+MODEL = typer.Option(
+    [],
+    "--model",
+    help="Bind a role to a model: ROLE=provider/model (repeatable), e.g. judge=openai/gpt-4o-mini; "
+    "provider/model alone binds every role.",
+)
+OUTPUT_RUNS = typer.Option(
+    None, "--output", "-o", help="Folder that receives the run directory (default: the config's output_dir)."
+)
+NO_CACHE = typer.Option(False, "--no-cache", help="Call the models even for requests seen before.")
+CACHE_DIR = typer.Option(None, "--cache-dir", help="Folder of the model-call cache.")
+REPEAT = typer.Option(
+    None, "--repeat", min=0, help="Repeat index: same documents and plan, new samples (not served from cache)."
+)
+METRICS = typer.Option(None, "--metrics", help="Comma-separated metric names (default: the config's).")
