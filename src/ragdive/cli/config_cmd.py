@@ -52,7 +52,7 @@ def check_cmd(
     resolved = redact(config.model_dump(mode="json", exclude_none=True))
     checked = "fields, paths, roles and keys checked" + ("; every model and the target answered" if probe_ else "")
     ready = ", ".join(found.complete_for) or "no command (see the notes)"
-    out.print(f"# {file}: valid ({checked}); complete for: {ready}", markup=False)
+    out.print(f"# {file}: valid ({checked}); complete for: {ready}", markup=False, soft_wrap=True)  # one line
     out.print(yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True).rstrip(), markup=False)
 
 
