@@ -7,16 +7,17 @@ lie in a prefix the same model was already sent, measured on a whole run against
 Providers discount a repeated prompt *prefix*: OpenAI, Gemini and DeepSeek automatically (OpenAI from 1,024
 tokens, in steps of 128), Anthropic with cache marks. For every request, in the order the server got them, the
 longest prefix it shares with any earlier request of the same model (the messages as sent, role and text) is
-"already sent". Printed per role: requests, prompt characters, the share already sent (all requests, and those
-after turn 1 for the user and validator), and the share under OpenAI's rule (characters / 4 as tokens, a prefix
-counted from 1,024 tokens in 128-token steps). Characters, not tokens: no tokenizer is assumed.
+"already sent" (the stub reports the same as a provider's cached tokens, and the share ragdive recorded in the
+manifest's spend lines is printed last). Printed per role: requests, prompt characters, the share already sent
+(all requests, and those after turn 1 for the user and validator), and the share under OpenAI's rule
+(characters / 4 as tokens, a prefix counted from 1,024 tokens in 128-token steps). Characters, not tokens: no
+tokenizer is assumed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import bisect
 import os
 import re
 import sys
@@ -28,44 +29,12 @@ from typing import Any
 from throughput import experiment, ragdive_run, synthetic_corpus
 
 from ragdive.testing import StubProcess
+from ragdive.testing.prefix_cache import SeenPrefixes, prompt_text
 
 _TURN = re.compile(r"(?:Write turn|# Draft of turn) (\d+)")
 ROLES = {"stub-user": "user", "stub-validator": "validator", "stub-judge": "judge", "rag": "target"}
 CHARS_PER_TOKEN = 4
 OPENAI_MIN, OPENAI_STEP = 1024, 128
-
-
-def prompt_text(body: dict[str, Any]) -> str:
-    """The messages as the model reads them, in order (what a provider's prefix cache keys on)."""
-    return "".join(f"<{m.get('role')}>{m.get('content') or ''}</{m.get('role')}>" for m in body.get("messages", []))
-
-
-def common_prefix(a: str, b: str) -> int:
-    """Length of the longest common prefix (binary search on slices: C-speed comparisons)."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-class SeenPrefixes:
-    """Earlier prompts of one model, sorted: the longest prefix a new prompt shares with any of them is the one
-    it shares with a neighbour in sorted order."""
-
-    def __init__(self) -> None:
-        self.sorted: list[str] = []
-
-    def add(self, text: str) -> int:
-        """``text``'s longest prefix already sent; then remember it."""
-        at = bisect.bisect_left(self.sorted, text)
-        neighbours = self.sorted[max(0, at - 1) : at + 1]
-        best = max((common_prefix(text, other) for other in neighbours), default=0)
-        self.sorted.insert(at, text)
-        return best
 
 
 def openai_cached(prefix_chars: int) -> int:
@@ -80,7 +49,7 @@ def measure(bodies: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     for body in bodies:
         model = str(body.get("model"))
         role = ROLES.get(model, model)
-        text = prompt_text(body)
+        text = prompt_text(body.get("messages") or [])
         shared = seen[model].add(text)
         turn = _TURN.search(text)
         later = turn is not None and int(turn.group(1)) > 1
@@ -105,7 +74,7 @@ def main() -> int:
     print("load average at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with (
         tempfile.TemporaryDirectory() as tmp,
-        StubProcess(reply="ragdive.testing.role_replies:unique_roles") as stub,
+        StubProcess(reply="ragdive.testing.role_replies:prefix_cached_roles") as stub,
     ):
         corpus = args.corpus or synthetic_corpus(Path(tmp) / "corpus", documents=max(30, args.conversations))
         config = experiment(stub.base_url, corpus, Path(tmp), args.conversations, args.turns, None)
@@ -124,6 +93,15 @@ def main() -> int:
             f"{role:<10} {row['requests']:8.0f} {row['chars'] / row['requests']:13,.0f} "
             f"{row['shared'] / row['chars']:12.1%} {later} {row['openai'] / row['chars']:11.1%}"
         )
+    print(
+        "recorded by ragdive from the stub's usage (prompt_tokens_details.cached_tokens, words as tokens, no "
+        "minimum length): provider_cached_tokens / prompt_tokens per role"
+    )
+    for line in run.spend:
+        if line.prompt_tokens:
+            print(
+                f"  {line.role:<10} {line.provider_cached_tokens / line.prompt_tokens:6.1%} of {line.prompt_tokens:,}"
+            )
     print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 0
 

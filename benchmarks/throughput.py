@@ -56,7 +56,7 @@ from ragdive.config.models import ModelSpec
 from ragdive.models import Message, ModelContext, get_model
 from ragdive.models.cache import CompletionCache
 from ragdive.pipeline import prepare_experiment, run_experiment
-from ragdive.records import Conversation, Score, Totals
+from ragdive.records import Conversation, ModelSpend, Score, Totals
 from ragdive.simulation import RunObserver
 from ragdive.testing import StubProcess
 
@@ -135,6 +135,8 @@ class RunFigures:
     judge_requests: int
     cpu: float
     """CPU seconds this process spent during the run (the stub runs in its own process)."""
+    spend: list[ModelSpend]
+    """The manifest's spend lines at the end."""
 
 
 async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
@@ -163,6 +165,7 @@ async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
         cache_hits=cache_hits,
         judge_requests=sum(r.body.get("model") == "stub-judge" for r in requests),
         cpu=cpu,
+        spend=outcome.store.read_manifest().totals.spend,
     )
 
 

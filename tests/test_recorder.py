@@ -140,3 +140,14 @@ def test_tokens_served_from_the_providers_prompt_cache_are_added_like_the_other_
     RunRecorder(store).record(spend=[line(1, 60)])  # another recorder of the run (a later session)
     (spent,) = store.read_manifest().totals.spend
     assert (spent.calls, spent.prompt_tokens, spent.provider_cached_tokens) == (4, 400, 210)
+
+
+def test_the_judges_spend_carries_the_tokens_its_provider_served_from_cache(tmp_path: Path) -> None:
+    from ragdive.evaluation.evaluator import record_scoring
+    from ragdive.records import Usage
+
+    store = RunStore.create(tmp_path)
+    used = Usage(prompt_tokens=300, completion_tokens=20, cost_usd=None, provider_cached_tokens=120)
+    record_scoring(store, "openai/judge", True, used, calls=3)
+    (spent,) = store.read_manifest().totals.spend
+    assert (spent.role, spent.prompt_tokens, spent.provider_cached_tokens) == ("judge", 300, 120)

@@ -208,3 +208,17 @@ def test_unique_roles_numbers_every_target_answer_and_leaves_the_other_roles_alo
     fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": verdict}}
     judged = {"messages": [{"role": "user", "content": "check"}], "response_format": fmt}
     assert unique_roles(judged) == ragdive_roles(judged)
+
+
+def test_prefix_cached_roles_reports_the_prefix_a_model_was_already_sent_as_cached_tokens() -> None:
+    from ragdive.testing.role_replies import prefix_cached_roles
+
+    system = {"role": "system", "content": "You play a user. Stay in character."}
+    first = {"model": "stub-user", "messages": [system, {"role": "user", "content": "Document one. Turn 1."}]}
+    later = {"model": "stub-user", "messages": [system, {"role": "user", "content": "Document one. Turn 2 now."}]}
+    other = {"model": "stub-judge", "messages": [system, {"role": "user", "content": "Document one. Turn 2 now."}]}
+    usages = [prefix_cached_roles(body)["extra"]["usage"] for body in (first, later, other)]  # type: ignore[index]
+    assert usages[0]["prompt_tokens_details"]["cached_tokens"] == 0  # nothing sent before
+    # "system You play a user. Stay in character. user Document one. Turn" is shared: 12 words of 14
+    assert (usages[1]["prompt_tokens"], usages[1]["prompt_tokens_details"]["cached_tokens"]) == (14, 12)
+    assert usages[2]["prompt_tokens_details"]["cached_tokens"] == 0  # another model has its own cache

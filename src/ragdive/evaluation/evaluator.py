@@ -331,6 +331,7 @@ def _spent(before: Usage | None, after: Usage | None) -> Usage | None:
         prompt_tokens=after.prompt_tokens - before.prompt_tokens,
         completion_tokens=after.completion_tokens - before.completion_tokens,
         cost_usd=cost,
+        provider_cached_tokens=after.provider_cached_tokens - before.provider_cached_tokens,
     )
 
 
@@ -357,6 +358,7 @@ def record_scoring(
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
                 cost_usd=usage.cost_usd,
+                provider_cached_tokens=usage.provider_cached_tokens,
             )
         ]
     models = {**store.read_manifest().models, **({"judge": judge} if wrote else {})}

@@ -12,9 +12,11 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections import defaultdict
 from typing import Any
 
 from .offline import draft_from_prompt
+from .prefix_cache import SeenPrefixes, words_in_prefix
 from .schema_example import example_for_schema
 
 _RANKS = re.compile(r"There are (\d+) contexts")
@@ -22,6 +24,7 @@ TARGET_CONTEXT = "The stub's one retrieved passage, returned with every answer."
 
 Reply = str | dict[str, Any]
 _ANSWERS = itertools.count(1)  # this server process's target answers so far (unique_roles)
+_SEEN: defaultdict[str, SeenPrefixes] = defaultdict(SeenPrefixes)  # per model: prompts sent (prefix_cached_roles)
 
 
 def ragdive_roles(body: dict[str, Any]) -> Reply:
@@ -55,6 +58,24 @@ def unique_roles(body: dict[str, Any]) -> Reply:
     if isinstance(reply, dict):
         return {**reply, "text": f"{reply['text']} (answer {next(_ANSWERS)})"}
     return reply
+
+
+def prefix_cached_roles(body: dict[str, Any]) -> Reply:
+    """As unique_roles, with the usage a provider with a prompt cache reports: ``prompt_tokens`` (words, as the
+    stub counts tokens) and ``prompt_tokens_details.cached_tokens``, the words of the longest prefix (roles and
+    texts, in order) that an earlier request to the same model already had (OpenAI's shape; its 1,024-token
+    minimum is not applied)."""
+    reply = unique_roles(body)
+    text, extra = (reply, {}) if isinstance(reply, str) else (str(reply["text"]), dict(reply.get("extra") or {}))
+    prompt = "".join(f"{m.get('role')}\n{m.get('content') or ''}\n" for m in body.get("messages") or [])
+    shared = _SEEN[str(body.get("model"))].add(prompt)
+    extra["usage"] = {
+        "prompt_tokens": len(prompt.split()),
+        "completion_tokens": len(text.split()),
+        "total_tokens": len(prompt.split()) + len(text.split()),
+        "prompt_tokens_details": {"cached_tokens": words_in_prefix(prompt, shared)},
+    }
+    return {"text": text, "extra": extra}
 
 
 def other_simulators(body: dict[str, Any]) -> Reply:
