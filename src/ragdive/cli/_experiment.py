@@ -3,8 +3,11 @@ then summarised: the scoring line, the per-metric table, the report, and the run
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import typer
 
 from .. import api
 from ..analysis import RunScores
@@ -13,10 +16,14 @@ from .display import console, describe_outcome, print_scoring, print_summary
 from .epilogue import LiveObserver, end_run, run_command
 
 
-def run_pipeline(config: api.ConfigLike, *, resume_hint: str = "--resume", **options: Any) -> api.RunResult:
+def run_pipeline(
+    config: api.ConfigLike, *, resume_hint: str = "--resume", finish: Finish | None = None, **options: Any
+) -> api.RunResult:
     """`api.arun(config, **options)` with live progress on stderr; print the summary table and, last on stdout, the
     run directory. Exits 3 when the budget is spent (after printing what was done). (``options``: arun's
-    keywords, as the command parsed them.)"""
+    keywords, as the command parsed them.) ``finish``: `run --json` (the document alone on stdout) and `run --gate`
+    (exit 6 when a check fails)."""
+    finish = finish or Finish()
     result = run_command(
         lambda live: api.arun(config, observer=live, **options), LiveObserver(simulating=True), hint=resume_hint
     )
@@ -25,18 +32,66 @@ def run_pipeline(config: api.ConfigLike, *, resume_hint: str = "--resume", **opt
         print_scoring(result.scoring, console)
     if result.error:
         console.print(result.error, markup=False)
-    if result.metric_names:
-        print_scored(result)
-    end_run(result, hint=resume_hint)
+    read = print_scored(result, table=not finish.as_json) if result.metric_names else None
+    verdict = finish.check(result)
+    if finish.as_json:
+        from ..analysis.outputs import run_document
+        from ..gate import gate_json
+        from ..records.outputs import dump
+
+        document = run_document(RunStore.open(result.run_dir), read=read, metrics=result.metric_names)
+        document.gate = None if verdict is None else gate_json(verdict)
+        print(dump(document))
+    end_run(result, hint=resume_hint, print_dir=not finish.as_json)
+    finish.exit(verdict, result)
     return result
 
 
-def print_scored(result: api.RunResult) -> None:
+def print_scored(result: api.RunResult, *, table: bool = True) -> RunScores:
     """How every scored run ends: the per-metric table, then the run's report.html, both from the scores the
     result read (the files are not parsed twice)."""
     read = result.scores or RunScores.from_store(RunStore.open(result.run_dir))
-    print_summary(read, result.metric_names)
+    if table:
+        print_summary(read, result.metric_names)
     write_report(result.run_dir, read)
+    return read
+
+
+@dataclass
+class Finish:
+    """How `run` ends besides its summary: ``as_json`` prints the run's document instead of the table and the
+    directory; ``gate`` checks the run's `evaluation.gate` once it is scored to its end (JUnit / Markdown files)."""
+
+    as_json: bool = False
+    gate: bool = False
+    junit: Path | None = None
+    summary_md: Path | None = None
+
+    def check(self, result: api.RunResult) -> Any:
+        if not self.gate or not result.metric_names or result.status != "finished":
+            return None
+        from ..gate import write_junit, write_markdown
+        from .gate import print_gate
+
+        verdict = api.gate(result.run_dir)  # the run's own evaluation.gate, as its manifest keeps the config
+        if self.junit is not None:
+            write_junit(verdict, self.junit)
+        if self.summary_md is not None:
+            write_markdown(verdict, self.summary_md)
+        if not self.as_json:
+            print_gate(verdict)
+        return verdict
+
+    def exit(self, verdict: Any, result: api.RunResult) -> None:
+        """After end_run (which exits for a spent budget or any other unfinished run): a gate never passes a run it
+        could not check."""
+        from ..gate import EXIT_GATE_FAILED
+
+        if self.gate and verdict is None:
+            console.print(f"gate not checked: the run is {result.status}, not scored to its end", markup=False)
+            raise typer.Exit(EXIT_GATE_FAILED)
+        if verdict is not None and not verdict.passed:
+            raise typer.Exit(EXIT_GATE_FAILED)
 
 
 def write_report(run_dir: Path, read: RunScores | None = None) -> None:

@@ -104,15 +104,26 @@ def print_comparison(base: str, name: str, rows: list[MetricComparison]) -> None
 def compare_cmd(
     runs: list[str] = typer.Argument(..., help="Runs to compare; the first is the baseline. `a,b,c` = repeats."),
     metrics: str | None = typer.Option(None, "--metrics", help="Comma-separated metric names (default: all)."),
+    fail_on_regression: bool = typer.Option(
+        False, "--fail-on-regression", help="Exit 6 when a metric got worse outside the paired test's 95% CI."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparisons as JSON (schema ragdive.compare)."),
 ) -> None:
     """Compare configurations against the first: `*` = outside the baseline's min–max band over its repeats,
     ↑/↓ = an absolute change of 0.05 or more (better or worse for that metric), and a paired permutation test
     over shared seed documents (p, effect size).
-    A single argument of repeats (`a,b,c`) shows their mean, std, min, max and CI."""
+    A single argument of repeats (`a,b,c`) shows their mean, std, min, max and CI. --fail-on-regression: a
+    metric that got worse with the paired 95% CI of the change wholly on the worse side of 0 (or, with too few
+    pairs for a CI, any drop) exits 6, as `ragdive gate --max-drop METRIC=0` would."""
     groups = [load_group(arg) for arg in runs]
     if len(groups) < 2 and len(groups[0]) < 2:
         raise ConfigError("compare needs a baseline and at least one other run (or repeats: a,b,c)")
     wanted = [m.strip() for m in metrics.split(",")] if metrics else None
+    if (as_json or fail_on_regression) and len(groups) < 2:
+        raise ConfigError("--json and --fail-on-regression compare configurations: name a baseline and another")
+    if as_json:  # the JSON document alone on stdout
+        _verdicts(groups, wanted, as_json=True, fail_on_regression=fail_on_regression)
+        return
     for g in groups:
         if len(g) > 1:
             print_repeats(group_name(g), g, wanted)
@@ -132,3 +143,64 @@ def compare_cmd(
             "test; verdict 'real' when p < 0.05 ('too few pairs' when 5 or fewer pairs could never reach it)",
             markup=False,
         )
+    if fail_on_regression:
+        _verdicts(groups, wanted, as_json=False, fail_on_regression=True)
+
+
+def _verdicts(
+    groups: list[list[RunScores]], wanted: list[str] | None, *, as_json: bool, fail_on_regression: bool
+) -> None:
+    """The comparisons as JSON and/or the regression verdict (the numbers of the tables above)."""
+    from ..gate import EXIT_GATE_FAILED, drop_verdict
+    from ..records.outputs import CompareJson, ComparisonJson, Interval, MetricComparisonJson, PairedJson, dump
+
+    base = groups[0]
+    comparisons, regressions, lines = [], [], []
+    for cand in groups[1:]:
+        rows = compare_configurations(base, cand, wanted, lower_is_better=LOWER_IS_BETTER)
+        for c in rows:
+            check = drop_verdict(
+                group_name(cand), c, cand, 0.0, baseline_name=group_name(base), lower_is_better=LOWER_IS_BETTER
+            )
+            if not check.passed and check.value is not None:
+                regressions.append(f"{group_name(cand)}: {c.metric}")
+                lines.append(f"regression: {group_name(cand)}: {c.metric}: {check.detail}")
+        comparisons.append(
+            ComparisonJson(
+                baseline=group_name(base),
+                candidate=group_name(cand),
+                metrics=[
+                    MetricComparisonJson(
+                        metric=c.metric,
+                        lower_is_better=c.metric in LOWER_IS_BETTER,
+                        baseline_mean=c.baseline_mean,
+                        band=None if c.band is None else Interval(low=c.band[0], high=c.band[1]),
+                        mean=c.mean,
+                        change=c.change,
+                        arrow=c.arrow,
+                        better=c.better,
+                        outside_band=c.outside_band,
+                        n_scored=c.n_scored,
+                        n_unscored=c.n_unscored,
+                        paired=PairedJson(
+                            n_pairs=c.paired.n_pairs,
+                            mean_diff=c.paired.mean_diff,
+                            ci=Interval.of(c.paired.ci),
+                            p_value=c.paired.p_value,
+                            effect_size=c.paired.effect_size,
+                            verdict=c.paired.verdict,
+                            paired_on=c.paired_on,
+                        ),
+                    )
+                    for c in rows
+                ],
+            )
+        )
+    if as_json:
+        print(dump(CompareJson(comparisons=comparisons, regressions=regressions if fail_on_regression else [])))
+    else:
+        for line in lines:
+            out.print(line, markup=False, soft_wrap=True)
+        out.print("no regression" if not lines else f"{len(lines)} regression(s)", markup=False)
+    if fail_on_regression and regressions:
+        raise typer.Exit(EXIT_GATE_FAILED)

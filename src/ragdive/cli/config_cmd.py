@@ -65,3 +65,17 @@ def schema_cmd(sweep: bool = typer.Option(False, "--sweep", help="The schema of 
     from ..config.schema import experiment_schema, sweep_schema
 
     out.print(json.dumps(sweep_schema() if sweep else experiment_schema(), indent=2), markup=False, soft_wrap=True)
+
+
+@app.command("output-schema")
+def output_schema_cmd(
+    command: str = typer.Argument(..., help="run, evaluate, compare, gate, sweep, runs-list or runs-show."),
+) -> None:
+    """Print the JSON Schema of what COMMAND --json prints (versioned: its `schema_name` and `version` fields)."""
+    import json
+
+    from ..records.outputs import OUTPUTS
+
+    if command not in OUTPUTS:
+        raise ConfigError(f"no --json output for {command!r}: one of {', '.join(OUTPUTS)}")
+    print(json.dumps(OUTPUTS[command].model_json_schema(), indent=2))

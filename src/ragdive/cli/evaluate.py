@@ -10,7 +10,7 @@ from .. import api
 from ..analysis import RunScores
 from ..errors import ConfigError
 from ..store import RunStore
-from .display import GROUPINGS, out, print_grouped, print_scoring, print_summary
+from .display import GROUPINGS, console, out, print_grouped, print_scoring, print_summary
 from .epilogue import LiveObserver, run_command
 from .options import METRICS, MODEL
 
@@ -26,6 +26,7 @@ def evaluate_cmd(
         False, "--rescore-changed", help="Score again items scored by another version of their metric or prompt."
     ),
     by: list[str] = typer.Option([], "--by", help="Also summarise by turn, question_type or persona (repeatable)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run and its metrics as JSON (schema ragdive.run)."),
 ) -> None:
     """Score RUN: writes evaluations.jsonl (skipping items already scored), updates the manifest totals and prints
     the per-metric summary. A judge failure is recorded as unscored with its reason, never as 0."""
@@ -44,9 +45,17 @@ def evaluate_cmd(
         ),
         LiveObserver(),
     )
+    scores = result.scores or RunScores.from_store(RunStore.open(result.run_dir))
+    if as_json:  # the document alone on stdout; what the judge did goes to stderr
+        from ..analysis.outputs import run_document
+        from ..records.outputs import dump
+
+        if result.scoring is not None:
+            print_scoring(result.scoring, console)
+        print(dump(run_document(RunStore.open(result.run_dir), read=scores, metrics=result.metric_names)))
+        return
     if result.scoring is not None:
         print_scoring(result.scoring, out)
-    scores = result.scores or RunScores.from_store(RunStore.open(result.run_dir))
     print_summary(scores, result.metric_names)
     for grouping in by:
         print_grouped(scores, grouping, result.metric_names)

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import typer
 
-from ._experiment import run_pipeline
+from .. import api
+from ..errors import ConfigError
+from ._experiment import Finish, run_pipeline
 from .options import CACHE_DIR, MODEL, NO_CACHE, OUTPUT_RUNS, REPEAT
 
 
@@ -25,12 +27,21 @@ def run_cmd(
     shards: int | None = typer.Option(
         None, "--shards", min=1, help="With --executor ray: parts of the run (default: one per CPU of the cluster)."
     ),
+    gate: bool = typer.Option(False, "--gate", help="Check evaluation.gate on the scored run: exit 6 on a failure."),
+    junit: Path | None = typer.Option(None, "--junit", help="With --gate: write JUnit XML, one case per check."),
+    summary_md: Path | None = typer.Option(None, "--summary-md", help="With --gate: write a Markdown summary."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run and its metrics as JSON (schema ragdive.run)."),
 ) -> None:
     """Simulate conversations with the target, then score them with the judge: one run directory holds both.
     Prints the per-metric summary and the run directory. With --executor ray the conversations are split into
     parts, each simulated and scored on a Ray worker; the run directory is written here, as for a local run."""
+    if gate and not api.load_experiment(config).evaluation.gate:  # before anything runs: a gate naming nothing
+        raise ConfigError(f'--gate: {config} sets no evaluation.gate (e.g. correctness: ">= 0.8")')
+    if (junit or summary_md) and not gate:
+        raise ConfigError("--junit and --summary-md report the gate: add --gate")
     run_pipeline(
         config,
+        finish=Finish(as_json=as_json, gate=gate, junit=junit, summary_md=summary_md),
         models=model,
         conversations=conversations,
         max_turns=max_turns,

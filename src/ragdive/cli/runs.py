@@ -18,8 +18,14 @@ app = typer.Typer(help="List and inspect run directories.", no_args_is_help=True
 
 
 @app.command("list")
-def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding run directories.")) -> None:
+def list_cmd(
+    directory: Path = typer.Argument(Path("runs"), help="Folder holding run directories."),
+    as_json: bool = typer.Option(False, "--json", help="Print the runs as JSON (schema ragdive.runs)."),
+) -> None:
     """List runs: id, created, status, counts."""
+    if as_json:
+        _list_json(directory)
+        return
     demo = Path("ragdive-demo")  # `ragdive demo` writes there by default, not to runs/
     if directory == Path("runs") and not directory.exists() and demo.is_dir():
         out.print(f"no runs/ folder here; the demo's runs are in {demo}: ragdive runs list {demo}")
@@ -59,9 +65,18 @@ def list_cmd(directory: Path = typer.Argument(Path("runs"), help="Folder holding
 
 
 @app.command("show")
-def show_cmd(run: Path = typer.Argument(..., help="Run directory.")) -> None:
+def show_cmd(
+    run: Path = typer.Argument(..., help="Run directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run and its metrics as JSON (schema ragdive.run)."),
+) -> None:
     """Summarise one run's manifest."""
     store = RunStore.open(run)
+    if as_json:
+        from ..analysis.outputs import run_document
+        from ..records.outputs import dump
+
+        print(dump(run_document(store, status=shown_status(store.read_manifest()))))
+        return
     m = store.read_manifest()
     t = m.totals
     cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
@@ -131,3 +146,19 @@ def _describe_process(m: RunManifest) -> str:
     if alive is None:
         return f"{where}: another host, so ragdive cannot tell whether it still runs"
     return f"{where}: running" if alive else f"{where}: gone without recording how it stopped (stale)"
+
+
+def _list_json(directory: Path) -> None:
+    """Every readable run of the folder (an unreadable one is a warning on stderr, as in the table)."""
+    from ..analysis.outputs import run_entry
+    from ..records.outputs import RunListJson, dump
+
+    entries = []
+    for store in list_runs(directory) if directory.is_dir() else []:
+        try:
+            manifest = store.read_manifest()
+        except StoreError as exc:
+            console.print(f"warning: {exc}", markup=False, soft_wrap=True)
+            continue
+        entries.append(run_entry(store, manifest, shown_status(manifest)))
+    print(dump(RunListJson(runs=entries)))

@@ -4,7 +4,16 @@ Reads runs (store, analysis); writes only the report files it is asked for. The 
 EXIT_GATE_FAILED, distinct from a user error (2), a spent budget (3) and an interruption (130/143).
 """
 
-from .checks import Check, GateResult, Worst, check_drop, check_rule, evaluate_gate, worst_conversations
+from .checks import (
+    Check,
+    GateResult,
+    Worst,
+    check_drop,
+    check_rule,
+    drop_verdict,
+    evaluate_gate,
+    worst_conversations,
+)
 from .junit import junit_xml, write_junit
 from .markdown import markdown_summary, write_markdown
 from .output import gate_json
@@ -20,6 +29,7 @@ __all__ = [
     "Worst",
     "check_drop",
     "check_rule",
+    "drop_verdict",
     "evaluate_gate",
     "gate_json",
     "group_name",

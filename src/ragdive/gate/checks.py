@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..analysis import RunScores, compare_configurations, summarize_repeats, summarize_run
+from ..analysis import MetricComparison, RunScores, compare_configurations, summarize_repeats, summarize_run
 from ..config.gate import GateRule
 
 WORST_SHOWN = 3
@@ -204,6 +204,20 @@ def check_drop(
 ) -> Check:
     """The candidate's drop from the baseline (a rise, for a lower-is-better metric) against ``max_drop``."""
     cmp = compare_configurations(list(baseline), list(candidate), [metric], lower_is_better=lower_is_better)[0]
+    return drop_verdict(group, cmp, candidate, max_drop, baseline_name=baseline_name, lower_is_better=lower_is_better)
+
+
+def drop_verdict(
+    group: str,
+    cmp: MetricComparison,
+    candidate: Sequence[RunScores],
+    max_drop: float,
+    *,
+    baseline_name: str,
+    lower_is_better: Collection[str] = (),
+) -> Check:
+    """`check_drop` on a comparison already made (`compare --fail-on-regression` reuses the table's)."""
+    metric = cmp.metric
     rule = f"drop <= {max_drop:g} vs {baseline_name}"
     worse_sign = 1.0 if metric in lower_is_better else -1.0
     ns, nu = cmp.n_scored, cmp.n_unscored
