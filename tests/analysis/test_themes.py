@@ -146,3 +146,11 @@ def test_analyze_themes_from_the_command_line(
         ("says it does not know", 3),
     ]
     assert main(["analyze", str(tmp_path / "run"), "--below", "faithfulness=0.5"]) != 0  # --below needs --themes
+
+    # the run's report gets a themes section with the same themes
+    report = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "run"), "-o", str(report), "--themes", "--uniqueness", "exact"]) == 0
+    page = report.read_text()
+    section = page.split('<section id="themes">')[1].split("</section>")[0]
+    rows = section.split("<tr><td>")[1:]
+    assert len(rows) == 2 and "euros" in rows[0] and "<td>6</td>" in rows[0] and "<td>3</td>" in rows[1]

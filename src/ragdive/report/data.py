@@ -31,14 +31,16 @@ def report_data(
     threshold: float = DEFAULT_THRESHOLD,
     judge_pairs: PairJudge | None = None,
     read: RunScores | None = None,
+    themes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The report of one run: setup, cost, metric summaries, conversation analyses, and the conversations.
 
-    ``embed`` is the same-question embedder for uniqueness (None: exact text) and ``judge_pairs`` the optional
-    LLM judge of question pairs, passed in because the report may not import the model layer; `ragdive report`
-    gives the same defaults as `ragdive analyze`, so the two show the same numbers. ``read``: the run's
-    conversations and scores when the caller has just read them (the end of a run prints its summary from them
-    first; reading and parsing them again was a third of the report's time)."""
+        ``embed`` is the same-question embedder for uniqueness (None: exact text) and ``judge_pairs`` the optional
+        LLM judge of question pairs, passed in because the report may not import the model layer; `ragdive report`
+        gives the same defaults as `ragdive analyze`, so the two show the same numbers. ``read``: the run's
+        conversations and scores when the caller has just read them (the end of a run prints its summary from them
+        first; reading and parsing them again was a third of the report's time). ``themes``: failure themes
+    (analysis/themes.py) when the caller computed them (`ragdive report --themes`)."""
     manifest = store.read_manifest()
     conversations = read.conversations if read is not None else store.current_conversations()
     scores = read.scores if read is not None else store.current_scores()
@@ -66,6 +68,7 @@ def report_data(
         ],
         "analysis": to_data(analysis),
         "conversations": [conversation_view(c, by_conversation.get(c.id, [])) for c in conversations],
+        "themes": themes,
     }
 
 

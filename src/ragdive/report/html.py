@@ -121,10 +121,12 @@ def write_report(
     threshold: float = DEFAULT_THRESHOLD,
     judge_pairs: PairJudge | None = None,
     read: RunScores | None = None,
+    themes: list[dict[str, Any]] | None = None,
 ) -> Path:
     """Write the run's report (default: report.html in the run directory) and return where it went. ``read``:
     the run's conversations and scores, when the caller has them (see report_data)."""
-    html = render_report(report_data(store, embed, threshold=threshold, judge_pairs=judge_pairs, read=read))
+    data = report_data(store, embed, threshold=threshold, judge_pairs=judge_pairs, read=read, themes=themes)
+    html = render_report(data)
     if path is None or path.resolve() == store.report_path.resolve():
         return store.write_report(html)  # inside the run: the store writes run files
     write_text_atomic(path, html)  # anywhere else the user asked for
