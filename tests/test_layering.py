@@ -41,7 +41,9 @@ ALLOWED: dict[str, set[str]] = {
     "gate": {"store", "analysis"},
     "pipeline": {"models", "store", "targets", "corpus", "evaluation", "simulation", "analysis"},
     "executors": {"pipeline", "simulation", "models", "store"},
+    "notebook": {"store", "interop"},
     "api": {
+        "notebook",
         "pipeline",
         "executors",
         "simulation",

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..notebook import ComparisonView, RunResultView, SweepResultView
 from ..records import Totals
 from ..store import RunStore
 
@@ -29,8 +30,8 @@ class MetricResult:
     n_unscored: int
 
 
-@dataclass(frozen=True)
-class RunResult:
+@dataclass(frozen=True, repr=False)
+class RunResult(RunResultView):
     run_dir: Path
     run_id: str
     status: str
@@ -53,8 +54,8 @@ class RunResult:
     """The run's scores as read for ``metrics`` (a display reuses them: the files are parsed once)."""
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(ComparisonView):
     """One candidate configuration against the baseline (see `ragdive compare`)."""
 
     baseline: str
@@ -63,8 +64,8 @@ class Comparison:
     """ragdive.analysis.MetricComparison per metric: means, band, change, paired test."""
 
 
-@dataclass(frozen=True)
-class SweepResult:
+@dataclass(frozen=True, repr=False)
+class SweepResult(SweepResultView):
     sweep_dir: Path
     status: str
     """finished, or failed / budget_exceeded when a run did not finish (the others are kept)."""
