@@ -1,5 +1,5 @@
-"""Imports point one way, down the floors of DESIGN.md: a package never imports one above it (read from the source,
-so a cycle or an arrow back up fails here, not in a review)."""
+"""Imports point one way, down the floors of docs/architecture.md: a package never imports one above it (read from
+the source, so a cycle or an arrow back up fails here, not in a review)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A run directory: the contract every command reads and writes (see DESIGN.md, "The run directory")."""
+"""A run directory: the contract every command reads and writes (see docs/architecture.md, "The run directory")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""A sweep directory (DESIGN.md, "The run directory"): ``sweep.json`` and ``runs/<run-id>/``. The only writer of
-sweep.json; each write replaces the file atomically, so a sweep killed at any moment leaves the old index or the
-new one, never half of one. The run directories are ordinary runs, written by RunStore."""
+"""A sweep directory (docs/architecture.md, "The run directory"): ``sweep.json`` and ``runs/<run-id>/``. The only
+writer of sweep.json; each write replaces the file atomically, so a sweep killed at any moment leaves the old index
+or the new one, never half of one. The run directories are ordinary runs, written by RunStore."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""What the sweep report reads from a sweep directory (DESIGN.md, "The run directory": sweeps/<sweep-id>/) and the
-one file it writes there, report.html. The sweep's own files (sweep.json, tables.json, the runs) are written by
-the sweep command; this module only reads them."""
+"""What the sweep report reads from a sweep directory (docs/architecture.md, "The run directory": sweeps/<sweep-id>/)
+and the one file it writes there, report.html. The sweep's own files (sweep.json, tables.json, the runs) are written
+by the sweep command; this module only reads them."""
 
 from __future__ import annotations
 
