@@ -212,3 +212,20 @@ async def test_the_draft_schema_asks_for_evidence_except_in_probes() -> None:
     first, probe = (call.schema.model_json_schema() for call in (user_calls.calls[0], user_calls.calls[-1]))
     assert first["properties"]["evidence"]["minItems"] == 1
     assert "minItems" not in probe["properties"]["evidence"]
+
+
+def test_system_prompts_rendered_once_per_persona_are_the_same_text_as_rendered_each_time() -> None:
+    """The generator's and validator's system prompts depend on the persona alone: the cached render equals a fresh
+    one, a changed persona gets its own, and a persona changed in place is not served the old text."""
+    from ragdive.records import Persona
+    from ragdive.simulation._prompts import render, system_prompt
+    from ragdive.simulation.checks import CHECK_DESCRIPTIONS
+
+    persona = Persona(name="p", description="A careful reader.", instructions=["Ask short questions."])
+    checks = [(str(c), d) for c, d in CHECK_DESCRIPTIONS.items()]
+    assert system_prompt("generator_system.md", persona) == render("generator_system.md", persona=persona)
+    assert system_prompt("validator_system.md", persona, checks) == render(
+        "validator_system.md", persona=persona, checks=checks
+    )
+    persona.instructions.append("Never say thanks.")
+    assert "Never say thanks." in system_prompt("generator_system.md", persona)

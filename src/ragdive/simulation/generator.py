@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..models import GenerateParams, Message, Model
 from ..models.prompting import transcript_messages
 from ..records import Document, Persona, QuestionType, Turn, TurnDraft, Usage, Verdict
-from ._prompts import history_view, render
+from ._prompts import history_view, render, system_prompt
 from .base_drafts import draft_schema, sentences
 from .checks import CHECK_DESCRIPTIONS
 
@@ -97,7 +97,7 @@ class Generator:
             )
             return transcript_messages(text)
         return [
-            Message(role="system", content=render("generator_system.md", persona=persona)),
+            Message(role="system", content=system_prompt("generator_system.md", persona)),
             Message(
                 role="user",
                 content=render(

@@ -19,7 +19,7 @@ from ..models import GenerateParams, Message, Model
 from ..models.profiles import bounded_schema
 from ..models.prompting import transcript_messages
 from ..records import Document, FailedCheck, Persona, Turn, TurnDraft, Usage, Verdict
-from ._prompts import history_view, render
+from ._prompts import history_view, render, system_prompt
 from .checks import CHECK_DESCRIPTIONS, DocumentIndex, deterministic_checks
 
 CheckName = Literal[
@@ -107,7 +107,7 @@ class Validator:
             data["refers_to_turn"] += 1  # the models see 1-based turn numbers
         checks = [(str(c), d) for c, d in CHECK_DESCRIPTIONS.items()]
         return [
-            Message(role="system", content=render("validator_system.md", persona=persona, checks=checks)),
+            Message(role="system", content=system_prompt("validator_system.md", persona, checks)),
             Message(
                 role="user",
                 content=render(
