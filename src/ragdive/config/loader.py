@@ -142,16 +142,49 @@ def validate_config(data: Any, model: type[C] = ExperimentConfig, source: str = 
         raise ConfigError(format_validation_error(exc, source, model)) from exc
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML's last-wins for a repeated key silently dropped a setting (two ``judge:`` entries, one forgotten):
+    a repeated key is an error naming it and both lines. Keys merged in with ``<<`` may be overridden, as YAML
+    intends."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            line = key_node.start_mark.line + 1
+            try:
+                first = seen.get(key)
+            except TypeError:  # an unhashable key: yaml's own error follows
+                continue
+            if first is not None:
+                where = f"lines {first} and {line}" if first != line else f"twice on line {line}"
+                raise _DuplicateKey(f"key {key!r} is repeated ({where}); keep one")
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
 def load_yaml(path: Path | str) -> Any:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise ConfigError(f"config file {path} does not exist") from exc
+    except IsADirectoryError as exc:
+        raise ConfigError(f"config file {path} is a directory") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start}): is it a YAML file?") from exc
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 - a SafeLoader
+    except _DuplicateKey as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f": line {mark.line + 1}, column {mark.column + 1}" if mark else ""

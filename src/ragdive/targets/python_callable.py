@@ -20,9 +20,9 @@ from typing import Any
 
 from ..errors import TargetError
 from ..importing import import_callable
-from ..records import Context, TargetReply
+from ..records import TargetReply
 from .base import DialogueState, Target
-from .http_support import read_citations
+from .http_support import read_citations, read_contexts
 
 
 def coerce_reply(value: Any, latency_s: float) -> TargetReply:
@@ -32,10 +32,12 @@ def coerce_reply(value: Any, latency_s: float) -> TargetReply:
     if isinstance(value, str):
         return TargetReply(answer=value, latency_s=latency_s, raw=value)
     if isinstance(value, dict) and isinstance(value.get("answer"), str):
-        contexts = [c if isinstance(c, dict) else {"text": str(c)} for c in value.get("contexts") or []]
+        contexts = value.get("contexts")
+        if isinstance(contexts, list):  # any object in the list as its text (a user's own passage class)
+            contexts = [c if isinstance(c, dict | str) else str(c) for c in contexts]
         try:
-            parsed = [Context.model_validate(c) for c in contexts]
-        except ValueError as exc:
+            parsed = read_contexts(contexts)  # the http target's checks: `contexts: 5` is a TargetError, not a bug
+        except (ValueError, TypeError) as exc:
             raise TargetError(f"contexts returned by the target are not readable: {exc}") from exc
         citations = read_citations(value.get("citations"), parsed)
         return TargetReply(answer=value["answer"], contexts=parsed, latency_s=latency_s, raw=value, citations=citations)

@@ -27,6 +27,7 @@ import json
 import os
 import weakref
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel
@@ -79,6 +80,14 @@ class OpenAIBackend(ModelBackend):
         self._modes = list(MODES) if structured == "auto" else [structured]
         self._url = (base_url or OPENAI_URL).rstrip("/") + "/chat/completions"
         self._headers = {"Authorization": f"Bearer {key}", "User-Agent": f"ragdive/{__version__}"}
+        if base_url is not None and urlsplit(base_url).password is not None:
+            # the URL's user:password is sent as basic auth: a key besides it would be a second Authorization
+            if key != "no-key":
+                raise ConfigError(
+                    f"{name}: base_url carries user:password and an API key is set too; one request has one "
+                    "Authorization: drop the key (api_key / api_key_env) or the user:password"
+                )
+            del self._headers["Authorization"]
         for header, variable in (("OpenAI-Organization", "OPENAI_ORG_ID"), ("OpenAI-Project", "OPENAI_PROJECT_ID")):
             if os.environ.get(variable):
                 self._headers[header] = os.environ[variable]
