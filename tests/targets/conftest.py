@@ -117,7 +117,7 @@ def rag_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "ragdive", "serve-rag", str(config), "--port", str(port)],
+        [sys.executable, "-m", "ragdive", "serve-rag", str(config), "--port", str(port), "--client-session-ids"],
         cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,

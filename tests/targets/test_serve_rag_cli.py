@@ -33,7 +33,9 @@ async def test_app_in_process_answers_and_validates(tmp_path: Path, corpus: Path
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://rag") as client:
         ok = await client.post("/chat", json={"message": "volcano, bees, river or chess?", "history": []})
         assert ok.status_code == 200 and len(ok.json()["contexts"]) == 3
-        assert (await client.post("/chat", content=b"{nope")).status_code == 400
+        json_type = {"content-type": "application/json"}
+        assert (await client.post("/chat", content=b"{nope", headers=json_type)).status_code == 400
+        assert (await client.post("/chat", content=b"{nope")).status_code == 415  # not declared JSON
         assert (await client.post("/chat", json={"message": "x", "thread_id": "nope"})).status_code == 404
         bad = await client.post("/v1/chat/completions", json={"messages": [{"role": "assistant", "content": "x"}]})
         assert bad.status_code == 400 and "end with a user message" in bad.json()["error"]
