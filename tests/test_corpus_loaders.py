@@ -142,3 +142,15 @@ def test_a_json_string_may_hold_a_unicode_line_separator(tmp_path: Path) -> None
     jsonl.write_text(json.dumps({"id": "a", "text": "one\u2028two"}, ensure_ascii=False) + "\n", encoding="utf-8")
     (doc,) = load_documents(jsonl)
     assert doc.text == "one\u2028two"
+
+
+def test_a_huge_document_without_a_size_limit_is_said_loudly(tmp_path: Path) -> None:
+    from ragdive.corpus.loaders import LARGE_DOCUMENT_CHARS
+
+    (tmp_path / "small.md").write_text("A small note about bees.\n")
+    dump = "word " * (LARGE_DOCUMENT_CHARS // 5 + 10)
+    (tmp_path / "dump.txt").write_text(dump)
+    line = load_corpus(tmp_path).summary.line()
+    assert f"WARNING: dump.txt has {len(dump.strip()):,} characters" in line and "corpus.max_document_tokens" in line
+    limited = load_corpus(tmp_path, size_limit=SizeLimit(1000)).summary.line()
+    assert "WARNING" not in limited and "1 truncated to 1000 tokens" in limited

@@ -28,6 +28,8 @@ class CorpusSummary:
     oversize_skipped: list[str] = field(default_factory=list)
     limit_tokens: int | None = None
     encoding: str = "utf-8"
+    oversized: tuple[str, int] | None = None
+    """The largest document (id, characters) when it is over LARGE_DOCUMENT_CHARS and no size limit is set."""
 
     def line(self) -> str:
         """One line: what was read, and everything that was not read as it is."""
@@ -44,11 +46,22 @@ class CorpusSummary:
             parts.append(
                 f"{len(self.oversize_skipped)} over {self.limit_tokens} tokens skipped ({_some(self.oversize_skipped)})"
             )
+        if self.oversized:
+            doc, chars = self.oversized
+            parts.append(
+                f"WARNING: {doc} has {chars:,} characters, held in memory whole and quoted whole in prompts; "
+                "set corpus.max_document_tokens (e.g. 100000) to cut or skip such documents"
+            )
         return "; ".join(parts)
 
 
 def _some(names: list[str], shown: int = 3) -> str:
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+LARGE_DOCUMENT_CHARS = 2_000_000
+"""A document this large (a book, a dump; real passages are a few thousand characters) without a size limit is
+said loudly: a 50 MB file took 873 MB of memory unannounced."""
 
 
 @dataclass
@@ -101,6 +114,10 @@ def load_corpus(
         raise ConfigError(f"unknown corpus format {format!r}; use auto, folder or jsonl")
     if size_limit is not None:
         docs = size_limit.apply(docs, summary.truncated, summary.oversize_skipped)
+    elif docs:
+        largest = max(docs, key=lambda d: len(d.text))
+        if len(largest.text) > LARGE_DOCUMENT_CHARS:  # said loudly on the corpus line every command prints
+            summary.oversized = (largest.source or largest.id, len(largest.text))
     if not docs:
         why = f" ({summary.line()})" if summary.binary_skipped or summary.oversize_skipped else ""
         raise ConfigError(f"corpus {path} has no documents (expected {', '.join(TEXT_SUFFIXES)} files or JSONL){why}")
