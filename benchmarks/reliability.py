@@ -44,6 +44,9 @@ import yaml
 from ragdive.store import RunStore
 from ragdive.testing import FaultRates, StubProcess
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import reliability_more as more  # noqa: E402 - this folder's sibling module, not a package
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "src" / "ragdive" / "demo" / "corpus"
 METRICS = ["faithfulness", "context_precision", "context_recall", "correctness", "forgetfulness", "context_retention"]
@@ -134,6 +137,8 @@ class Row:
     seconds: float = 0.0
     examples: list[str] = field(default_factory=list)
     """The first few scores from a fault, to look at."""
+    said: list[str] = field(default_factory=list)
+    """What the commands of this row said (exit codes, error lines), for the rows that test a refusal."""
 
 
 def _replies(conversation: Any, turn: int | None) -> list[tuple[str | None, list[str]]]:
@@ -203,9 +208,35 @@ class Harness:
             ragdive("evaluate", run, "--config", self.config, "--retry-failed", check=True)
         return run, self.stub.request_count, time.perf_counter() - began
 
-    def killed_run(self, label: str, kills: int, rng: random.Random) -> tuple[Path, int, float]:
+    def partly(self, label: str) -> Path:
+        """A run killed with SIGKILL once its first conversation is on disk (the rest still to do)."""
+        self.stub.reset()
+        output = self.workdir / label
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ragdive", "run", str(self.config), "--output", str(output)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        while proc.poll() is None:
+            run = only_run(output)
+            if run is not None and (run / "conversations.jsonl").is_file():
+                if (run / "conversations.jsonl").read_bytes().count(b"\n") >= 1:
+                    os.kill(proc.pid, signal.SIGKILL)
+                    break
+            time.sleep(0.02)
+        proc.wait()
+        run = only_run(output)
+        assert run is not None, f"{label}: no run directory"
+        return run
+
+    def killed_run(
+        self, label: str, kills: int, rng: random.Random, rates: FaultRates | None = None
+    ) -> tuple[Path, int, float]:
         """A run killed with SIGKILL at random moments ``kills`` times, resumed after each, then finished."""
         self.stub.reset()
+        self.stub.chaos(rates)
         began = time.perf_counter()
         output = self.workdir / label
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
@@ -230,7 +261,13 @@ class Harness:
 
 
 def measure(
-    conversations: int, turns: int, rates: list[float], kills: int, seed: int = 1, keep: Path | None = None
+    conversations: int,
+    turns: int,
+    rates: list[float],
+    kills: int,
+    seed: int = 1,
+    keep: Path | None = None,
+    extra: bool = True,
 ) -> list[Row]:
     rows: list[Row] = []
     with (
@@ -253,13 +290,48 @@ def measure(
             run, requests, seconds = harness.killed_run("killed", kills, random.Random(seed))
             got = Snapshot.read(run, requests)
             rows.append(compare(f"{kills}x kill -9", clean, got, conversations, seconds))
+        if extra:
+            rows += extra_rows(harness, clean, conversations, kills, seed, workdir)
+    return rows
+
+
+def extra_rows(harness: Harness, clean: Snapshot, planned: int, kills: int, seed: int, workdir: Path) -> list[Row]:
+    """Issue 26's rows: two resumes at once, a full disk, a read-only folder, kill -9s under faults, secrets."""
+    rows = []
+    began = time.perf_counter()
+    run, said = more.concurrent_resumes(harness, harness.partly)
+    rows.append(compare("2 resumes", clean, Snapshot.read(run), planned, time.perf_counter() - began))
+    rows[-1].said = said
+    with more.small_tmpfs("48k") as disk:
+        if disk is not None:
+            began = time.perf_counter()
+            full, said = more.disk_full(harness, disk)
+            row = compare("disk full", clean, Snapshot.read(full), planned, 0) if full else Row("disk full")
+            row.seconds, row.said = time.perf_counter() - began, said
+            rows.append(row)
+    with more.small_tmpfs("64m") as disk:
+        if disk is not None:
+            began = time.perf_counter()
+            run, said = more.read_only(harness, disk, harness.partly)
+            rows.append(compare("read-only", clean, Snapshot.read(run), planned, time.perf_counter() - began))
+            rows[-1].said = said
+    if kills:
+        rates = FaultRates(transport=0.2, seed=seed, hang_s=3.0)
+        run, requests, seconds = harness.killed_run("killed-faults", max(2, kills // 2), random.Random(seed), rates)
+        label = f"{max(2, kills // 2)}x kill, tr 0.2"
+        rows.append(compare(label, clean, Snapshot.read(run, requests), planned, seconds))
+    outputs, leaks, where = more.secrets_grep(harness, workdir)
+    row = Row("secrets grep")
+    row.said = [f"{outputs} outputs grepped (run files, cache, report, exports, terminal), {leaks} with the secret"]
+    row.said += [f"found in {w}" for w in where]
+    rows.append(row)
     return rows
 
 
 def print_rows(rows: list[Row]) -> None:
     head = (
         f"{'faults':<16}{'lost c/t/s':>12}{'dup c/s':>9}{'from fault':>11}{'target changed':>15}{'errors':>7}"
-        f"{'req/call':>9}{'s':>7}"
+        f"{'ended early':>12}{'req/call':>9}{'s':>7}"
     )
     print(head)
     for r in rows:
@@ -272,6 +344,8 @@ def print_rows(rows: list[Row]) -> None:
     for r in rows:
         for example in r.examples:
             print(f"  {r.label}: from a fault: {example}")
+        for line in r.said:
+            print(f"  {r.label}: {line}")
     print("\nunscored by reason (after --retry-failed)")
     reasons = sorted({why for r in rows for why in r.unscored})
     if not reasons:
@@ -290,9 +364,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
     parser.add_argument("--keep", type=Path, default=None, help="keep the runs in this folder (default: a temp dir)")
+    parser.add_argument(
+        "--no-extra",
+        action="store_true",
+        help="skip the rows of two resumes at once, disk full, read-only, kills under faults and the secrets grep",
+    )
     args = parser.parse_args()
     rates = [float(r) for r in args.rates.split(",")]
-    rows = measure(args.conversations, args.turns, rates, args.kills, args.seed, keep=args.keep)
+    rows = measure(
+        args.conversations, args.turns, rates, args.kills, args.seed, keep=args.keep, extra=not args.no_extra
+    )
     if args.json:
         print(json.dumps([r.__dict__ for r in rows], indent=1))
     else:

@@ -6,20 +6,26 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 HARNESS = Path(__file__).resolve().parents[1] / "benchmarks" / "reliability.py"
 
 
-@pytest.mark.slow
-def test_faults_and_kills_lose_nothing_and_score_nothing_from_a_fault(tmp_path: Path) -> None:
+def load_harness() -> Any:
     spec = importlib.util.spec_from_file_location("reliability_harness", HARNESS)
     assert spec is not None and spec.loader is not None
     harness = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = harness  # dataclasses look their module up there
     spec.loader.exec_module(harness)
-    rows = harness.measure(conversations=3, turns=2, rates=[0.5], kills=3, seed=3, keep=tmp_path)
+    return harness
+
+
+@pytest.mark.slow
+def test_faults_and_kills_lose_nothing_and_score_nothing_from_a_fault(tmp_path: Path) -> None:
+    harness = load_harness()
+    rows = harness.measure(conversations=3, turns=2, rates=[0.5], kills=3, seed=3, keep=tmp_path, extra=False)
     assert [r.label for r in rows] == ["no faults", "transport 0.5", "content 0.5", "3x kill -9"]
     for row in rows:
         assert row.lost == {"conversations": 0, "turns": 0, "scores": 0}, row.label
@@ -28,3 +34,21 @@ def test_faults_and_kills_lose_nothing_and_score_nothing_from_a_fault(tmp_path: 
     clean, transport, _, killed = rows
     assert clean.requests_per_call == 1.0 and transport.requests_per_call > 1.0  # faults cost retries
     assert killed.target_changed == 0 and killed.errors == 0  # killed and resumed: the clean run, exactly
+
+
+@pytest.mark.slow
+def test_two_resumes_a_full_disk_read_only_kills_under_faults_and_secrets(tmp_path: Path) -> None:
+    harness = load_harness()
+    rows = {r.label: r for r in harness.measure(conversations=4, turns=2, rates=[], kills=2, seed=5, keep=tmp_path)}
+    concurrent = rows["2 resumes"]
+    assert sorted(line.split(":")[0] for line in concurrent.said) == ["exit 0", "exit 2"], concurrent.said
+    assert "is being written by pid" in " ".join(concurrent.said)
+    for label in ("2 resumes", "disk full", "read-only", "2x kill, tr 0.2"):
+        if label not in rows:  # disk rows need root to mount a tmpfs
+            continue
+        assert rows[label].lost == {"conversations": 0, "turns": 0, "scores": 0}, (label, rows[label].said)
+        assert rows[label].duplicated == {"conversations": 0, "scores": 0}, label
+    if "disk full" in rows:
+        assert "(ENOSPC)" in rows["disk full"].said[0] and rows["disk full"].said[1] == "resumed: exit 0"
+        assert "(EROFS)" in rows["read-only"].said[0] and rows["read-only"].said[1] == "writable: exit 0"
+    assert rows["secrets grep"].said[0].endswith(", 0 with the secret"), rows["secrets grep"].said
