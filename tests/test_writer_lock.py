@@ -152,3 +152,14 @@ def test_torn_lines_are_cut_on_resume_kept_aside_and_every_file_reads_with_panda
         assert [entry["text"] for entry in side] == [torn[name]]  # nothing thrown away
     store = RunStore.open(run)
     assert store.conversations().torn_lines == [] and store.read_manifest().status == "finished"
+
+
+def test_a_run_session_holds_the_lock_from_start_to_its_final_status(tmp_path: Path) -> None:
+    from ragdive.store.session import RunSession
+
+    store = RunStore.create(tmp_path)
+    session = RunSession(store)
+    session.start()
+    assert lock.holds(store.path)
+    session.conclude()
+    assert not lock.holds(store.path) and store.read_manifest().status == "finished"

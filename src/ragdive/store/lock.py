@@ -66,7 +66,10 @@ notify: Callable[[str], None] = _notice
 
 def command_line() -> str:
     """What this process was started as, secrets masked, cut to a readable length."""
-    argv = [Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python", *sys.argv[1:]]
+    program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
+    if program == "__main__.py":  # python -m ragdive
+        program = Path(sys.argv[0]).parent.name or "python"
+    argv = [program, *sys.argv[1:]]
     return redact_text(" ".join(argv))[:300]
 
 

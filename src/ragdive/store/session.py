@@ -23,6 +23,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from ..errors import BudgetExceeded, RagdiveError
 from ..records import ModelLimit, ModelSpend, RunManifest
+from .lock import acquire
 from .recorder import RunRecorder
 from .run import RunStore
 
@@ -99,6 +100,7 @@ class RunSession:
         self._limits = limits
         self._adds_to_run = adds_to_run
         self.before: RunManifest | None = None
+        self._release: Callable[[], None] | None = None
         self.ending: Ending | None = None
         self.manifest: RunManifest | None = None
         """The manifest as the session last wrote it (after `start`, then after `conclude`)."""
@@ -111,8 +113,16 @@ class RunSession:
         """Mark the run ``running`` (once; later calls return the manifest of the first)."""
         if self.manifest is not None:
             return self.manifest
-        self.before = self.store.read_manifest()
-        self.manifest = self.recorder.start(spend=self._spend_now(), limits=self._limits_now())
+        # one writer per run: the command holds the run's lock since it opened it; the session holds it too (the
+        # same process re-enters it), so no session of any caller writes a run another process is writing
+        self._release = acquire(self.store.path)
+        try:
+            self.before = self.store.read_manifest()
+            self.manifest = self.recorder.start(spend=self._spend_now(), limits=self._limits_now())
+        except BaseException:
+            self._release()
+            self._release = None
+            raise
         return self.manifest
 
     def conclude(self, outcome: Outcome | None = None, raised: BaseException | None = None) -> Ending:
@@ -122,9 +132,13 @@ class RunSession:
             return self.ending
         ending = decide_ending(outcome, raised, self.before if self._adds_to_run else None)
         self.ending = ending
-        self.manifest = self.recorder.finish(
-            ending.status, ending.error, spend=self._spend_now(), limits=self._limits_now()
-        )
+        try:
+            self.manifest = self.recorder.finish(
+                ending.status, ending.error, spend=self._spend_now(), limits=self._limits_now()
+            )
+        finally:
+            if self._release is not None:
+                self._release()
         return ending
 
     async def run(self, work: Callable[[], Awaitable[OutcomeT]]) -> OutcomeT:
