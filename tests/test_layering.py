@@ -23,6 +23,7 @@ SHARED = {
     "retrying",
     "json_lines",
     "http_client",
+    "case_files",
 }
 ALLOWED: dict[str, set[str]] = {
     "records": set(),

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..case_files import case_rows
 from ..errors import ConfigError, TargetError
 from ..json_lines import json_objects
 from ..records import Conversation, QuestionType, Turn
@@ -43,7 +43,7 @@ def _rows(path: Path) -> list[dict[str, object]]:
             with path.open(encoding="utf-8", newline="") as fh:
                 return list(csv.DictReader(fh))
         if path.suffix.lower() == ".json":
-            return _json_rows(path)
+            return case_rows(path)  # DeepEval's files, camelCase too: the reader `ragdive import` uses
         if path.suffix.lower() in (".jsonl", ".ndjson"):
             return [row for _, row in json_objects(path.read_text(encoding="utf-8"), path)]
     except FileNotFoundError as exc:
@@ -51,19 +51,6 @@ def _rows(path: Path) -> list[dict[str, object]]:
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ConfigError(f"cannot read dataset {path}: {exc}") from exc
     raise ConfigError(f"dataset {path}: expected a .csv or .jsonl file, or a .json list")
-
-
-def _json_rows(path: Path) -> list[dict[str, object]]:
-    """A JSON list of objects, or one under ``test_cases`` or ``goldens`` (DeepEval's dataset files)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
-    if isinstance(data, dict):
-        data = data.get("test_cases", data.get("goldens"))
-    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-        raise ConfigError(f"dataset {path}: expected a JSON list of objects (or test_cases / goldens of them)")
-    return data
 
 
 def load_static_dataset(path: Path | str, *, limit: int | None = None) -> list[StaticItem]:

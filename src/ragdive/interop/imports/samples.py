@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...case_files import case_rows
 from ...errors import ConfigError
 from ...records import Context, Conversation, QuestionType, Score, Turn
-from .base import ImportedRun, make_score, read_json, read_jsonl, text
+from .base import ImportedRun, make_score, read_jsonl, text
 
 RAGAS, RAGAS_VERSION = "ragas", 1
 DEEPEVAL, DEEPEVAL_VERSION = "deepeval", 1
@@ -131,15 +132,8 @@ def _ragas_sample(row: dict[str, Any], where: str, score_columns: list[str]) -> 
 def read_deepeval(paths: list[Path]) -> ImportedRun:
     samples: list[Sample] = []
     for path in paths:
-        data = read_json(path)
-        cases = data.get("test_cases") if isinstance(data, dict) else data
-        if not isinstance(cases, list):
-            raise ConfigError(f'{path}: expected a JSON list of test cases (or {{"test_cases": [...]}})')
-        for n, case in enumerate(cases):
-            where = f"{path}: test case {n + 1}"
-            if not isinstance(case, dict):
-                raise ConfigError(f"{where}: expected an object")
-            samples.append(_deepeval_sample(case, where))
+        for n, case in enumerate(case_rows(path, what="deepeval file")):  # one reader, shared with `static`
+            samples.append(_deepeval_sample(case, f"{path}: test case {n + 1}"))
     return _to_run(samples, DEEPEVAL, {p.name: "deepeval test cases" for p in paths})
 
 
@@ -214,7 +208,7 @@ def _to_run(samples: list[Sample], source: str, roles: dict[str, str]) -> Import
     if all(t.answer is None for c in conversations for t in c.turns):
         raise ConfigError(
             f"{source}: no sample has an answer, so there is no run to import; a question set is asked with "
-            "`ragdive static --dataset FILE`"
+            "`ragdive static FILE --config EXPERIMENT`"
         )
     run = ImportedRun(conversations, scores, shape="single-turn" if single else "conversations", roles=roles)
     run.invented += [
