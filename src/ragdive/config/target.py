@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ._base import Section
 from .components import RERANKERS, RETRIEVERS
+from .history import PATTERN, HistoryPolicy
 
 
 class TargetSection(Section):
@@ -170,7 +171,7 @@ class ReferenceTargetConfig(TargetSection):
     """Contexts per answer."""
     rrf_k: int = Field(default=60, ge=1)
     """Reciprocal-rank-fusion constant of the hybrid retriever."""
-    history: str = Field(default="full", pattern=r"^(none|first|full|last:[1-9][0-9]*[ux]?)$")
+    history: str = Field(default="full", pattern=PATTERN)
     """History the reference RAG keeps, for the generator and for the retrieval query: none; first (the first user
     message only); last:Nu (the last N utterances, messages and answers counted one by one: the paper's "last 3"
     is last:3u); last:Nx (the last N exchanges, a message and its answer each); last:N means last:Nu; full."""
@@ -187,6 +188,11 @@ class ReferenceTargetConfig(TargetSection):
     """With a reranker: retrieve this many chunks, rerank them, keep top_k."""
     index_dir: str = ".ragdive-cache/index"
     """Where the persisted index lives (keyed by a fingerprint of corpus + chunking + embedding model)."""
+
+    @property
+    def history_policy(self) -> HistoryPolicy:
+        """``history`` parsed (the pattern above has checked it)."""
+        return HistoryPolicy.parse(self.history)
 
     @field_validator("retriever")
     @classmethod

@@ -20,7 +20,6 @@ from ...models.prompting import transcript_messages
 from ...records import Context, Document, TargetReply
 from ..base import DialogueState, Target
 from .embeddings import Embedder, make_embedder
-from .history import check_policy, select_history
 from .index import Index
 from .prompts import render
 from .retrievers import Retriever
@@ -37,7 +36,7 @@ class ReferenceRAG:
     ) -> None:
         self.config = config
         self.model = model
-        self.history_policy = check_policy(config.history)
+        self.history_policy = config.history_policy
         self.index = Index.open(documents, size=config.chunk_size, overlap=config.chunk_overlap, root=config.index_dir)
         retriever = RETRIEVERS.get(config.retriever)
         reranker = RERANKERS.get(config.rerank) if config.rerank != "none" else None
@@ -119,7 +118,7 @@ class ReferenceRAG:
     async def answer(self, message: str, history: list[Message]) -> TargetReply:
         began = time.perf_counter()
         try:
-            kept = select_history(history, self.history_policy)  # the policy reaches retrieval and generation
+            kept = self.history_policy.select(history)  # the policy reaches retrieval and generation
             query = await self.query(message, kept)
             contexts, rerank = await self.contexts(query)
             params = GenerateParams(stop=["\n"]) if self.model.prompt_profile == "base" else None
