@@ -218,7 +218,7 @@ def test_the_judge_method_runs_next_to_the_embedding_one(
         return {"reason": "r", "same": "direct" in text}
 
     monkeypatch.setattr(analyze, "build_judge", lambda model: Judge(get_model("scripted/j", responder=same_focus)))
-    doc = analyze_json([*runs, "--judge", "scripted/j", "--by", "persona"], capsys)
+    doc = analyze_json([*runs, "--model", "judge=scripted/j", "--by", "persona"], capsys)
     judged = doc["groups"]["all"]["uniqueness_judge"]
     assert doc["groups"]["all"]["uniqueness"]["method"] == "embedding"
     assert judged["method"] == "judge" and judged["threshold"] is None

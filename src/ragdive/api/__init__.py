@@ -22,7 +22,7 @@ from .observer import Observer
 from .reading import assert_gate, compare, gate, import_run, list_runs, load_run
 from .results import Comparison, MetricResult, RunResult, ScoringResult, SweepResult
 from .runs import aevaluate, areplay, arun, asimulate, astatic
-from .sweeps import asweep
+from .sweeps import PlannedSweep, asweep, plan_sweep
 
 __all__ = [
     "Comparison",
@@ -30,6 +30,7 @@ __all__ = [
     "MetricResult",
     "Observer",
     "Overrides",
+    "PlannedSweep",
     "RunResult",
     "ScoringResult",
     "SweepResult",
@@ -47,6 +48,7 @@ __all__ = [
     "list_runs",
     "load_experiment",
     "load_run",
+    "plan_sweep",
     "replay",
     "run",
     "simulate",

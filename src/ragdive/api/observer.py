@@ -29,3 +29,12 @@ class Observer(RunObserver):
 
     def scored(self, score: Score) -> None:
         """One score (or unscored item, with its reason) is on disk."""
+
+    def sweep_started(self, sweep_dir: Path, cells: int, runs: int) -> None:
+        """`sweep`: the sweep directory exists (made or reopened), with its cells and planned runs."""
+
+    def run_started(self, run_id: str, cell: str, how: str) -> None:
+        """`sweep`: a run begins, ``how`` "new" or "resumed" (finished runs are skipped, not started)."""
+
+    def run_ended(self, run_id: str, cell: str, status: str, error: str | None) -> None:
+        """`sweep`: a run ended (or was found finished), with its status and error."""

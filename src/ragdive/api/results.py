@@ -74,6 +74,8 @@ class SweepResult(SweepResultView):
     tables: dict[str, Any]
     """Tables 2, 4 (and 5) as in the sweep's tables.json."""
     errors: dict[str, str] = field(default_factory=dict)
+    table_files: list[Path] = field(default_factory=list)
+    """tables.json and the tables' CSV files, as written."""
 
 
 def run_result(

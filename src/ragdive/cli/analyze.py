@@ -34,6 +34,7 @@ from ..errors import ConfigError
 from ..store import RunStore
 from .display import out
 from .themes import judge_labeller, parse_below, print_themes, run_themes
+from .options import JUDGE_ALIAS, judge_model
 
 METHODS = ("embedding", "exact")
 
@@ -106,15 +107,20 @@ def analyze_cmd(
     threshold: float = typer.Option(
         DEFAULT_THRESHOLD, "--threshold", help="Cosine similarity at which two questions count as the same."
     ),
-    judge: str | None = typer.Option(
-        None, "--judge", help="Also judge uniqueness with this model (provider/model): one call per question pair."
+    model: list[str] = typer.Option(
+        [],
+        "--model",
+        help="judge=provider/model: also judge uniqueness with this model, one call per question pair.",
     ),
     themes: bool = typer.Option(
-        False, "--themes", help="Cluster low-scoring items into failure themes (bundled embedder; --judge labels)."
+        False,
+        "--themes",
+        help="Cluster low-scoring items into failure themes (bundled embedder; --model judge=... labels them).",
     ),
     below: list[str] = typer.Option(
         [], "--below", help="With --themes: an item fails below this value, METRIC=VALUE (default 0.5; repeatable)."
     ),
+    judge: str | None = JUDGE_ALIAS,
 ) -> None:
     """Question-type flow, uniqueness of questions across repeats, validator rejections, forgetfulness and
     retention lapses, and per-turn metric curves. Turns are numbered from 1."""
@@ -122,6 +128,7 @@ def analyze_cmd(
         raise ConfigError("choose one of --json and --csv")
     if by not in (None, "persona"):
         raise ConfigError(f"--by {by!r}: conversations can be grouped by persona")
+    judge = judge_model(model, judge, "analyze")
     if uniqueness not in METHODS:
         raise ConfigError(f"--uniqueness {uniqueness!r}: use one of {', '.join(METHODS)}")
     if not 0.0 < threshold <= 1.0:

@@ -11,8 +11,8 @@ from rich.table import Table
 
 from ..analysis import MetricComparison, RunScores, compare_configurations, summarize_repeats
 from ..analysis.pass_k import pass_k, thresholds_from_config
+from ..api.serving import lower_is_better
 from ..errors import ConfigError
-from ..evaluation import LOWER_IS_BETTER
 from ..store import RunStore
 from .display import out
 
@@ -80,7 +80,7 @@ def print_comparison(base: str, name: str, rows: list[MetricComparison]) -> None
         band = f"{c.band[0]:.3f}–{c.band[1]:.3f}" if c.band else "-"
         change = f"{c.change:+.3f}" if c.change is not None else "-"
         ci = f"[{p.ci[0]:+.3f}, {p.ci[1]:+.3f}]" if p.ci else "-"
-        metric = c.metric + (" (lower is better)" if c.metric in LOWER_IS_BETTER else "")
+        metric = c.metric + (" (lower is better)" if c.metric in lower_is_better() else "")
         table.add_row(
             metric,
             _fmt(c.baseline_mean),
@@ -135,7 +135,7 @@ def compare_cmd(
         print_comparison(
             group_name(base),
             group_name(cand),
-            compare_configurations(base, cand, wanted, lower_is_better=LOWER_IS_BETTER),
+            compare_configurations(base, cand, wanted, lower_is_better=lower_is_better()),
         )
     if len(groups) > 1:
         out.print(

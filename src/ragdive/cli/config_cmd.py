@@ -10,9 +10,9 @@ from pathlib import Path
 import typer
 import yaml
 
+from ..api.serving import ProbeResult, offline_check, probe
 from ..config import ExperimentConfig, load_config
 from ..errors import ConfigError
-from ..pipeline.preflight import ProbeResult, offline_check, probe
 from ..redaction import redact, redact_urls
 from .display import console, out
 

@@ -14,7 +14,9 @@ from .display import console, out
 
 
 def demo_cmd(
-    output: Path = typer.Option(Path("ragdive-demo"), "--output", help="Folder for the run, the cache and the index."),
+    output: Path = typer.Option(
+        Path("ragdive-demo"), "--output", "-o", help="Folder for the run, the cache and the index."
+    ),
     conversations: int | None = typer.Option(None, "--conversations", min=1, help="Conversations (default 2)."),
     max_turns: int | None = typer.Option(None, "--max-turns", min=1, help="Turns per conversation (default 2)."),
     model: list[str] = typer.Option(

@@ -22,3 +22,18 @@ REPEAT = typer.Option(
     None, "--repeat", min=0, help="Repeat index: same documents and plan, new samples (not served from cache)."
 )
 METRICS = typer.Option(None, "--metrics", help="Comma-separated metric names (default: the config's).")
+JUDGE_ALIAS = typer.Option(None, "--judge", hidden=True, help="Old spelling of --model judge=provider/model.")
+
+
+def judge_model(models: list[str], judge: str | None, command: str) -> str | None:
+    """The judge's provider/model from ``--model judge=...`` (``--judge`` is its old spelling, kept working); a
+    binding of another role is refused: ``command`` calls no other model."""
+    chosen = judge
+    for binding in models:
+        role, sep, name = binding.partition("=")
+        if not sep or role.strip() != "judge":
+            from ..errors import ConfigError
+
+            raise ConfigError(f"--model {binding!r}: {command} calls only the judge (--model judge=provider/model)")
+        chosen = name.strip()
+    return chosen

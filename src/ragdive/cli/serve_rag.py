@@ -9,42 +9,13 @@ from pathlib import Path
 
 import typer
 
-from ..config import ExperimentConfig, ReferenceTargetConfig, load_config
-from ..errors import ConfigError
+from ..api.serving import MAX_BODY_BYTES, build_app
+from ..config import load_config
 from ..redaction import register_secret
-from ..targets.reference.server import MAX_BODY_BYTES
+
+__all__ = ["build_app", "serve_rag"]
 
 TOKEN_ENV = "RAGDIVE_SERVE_TOKEN"
-
-
-def build_app(  # type: ignore[no-untyped-def]
-    config: ExperimentConfig,
-    model_override: str | None = None,
-    *,
-    token: str | None = None,
-    client_session_ids: bool = False,
-    max_body_bytes: int = MAX_BODY_BYTES,
-):
-    from ..corpus import load_documents
-    from ..models import apply_model_overrides
-    from ..targets.reference import ReferenceRAG, generator_model
-    from ..targets.reference.server import create_app
-
-    target = config.target
-    if not isinstance(target, ReferenceTargetConfig):
-        kind = getattr(target, "type", None)
-        raise ConfigError(f"serve-rag needs `target: {{type: reference}}` in the config (found {kind!r})")
-    corpus = target.corpus or (config.corpus.path if config.corpus else None)
-    if corpus is None:
-        raise ConfigError("serve-rag: no corpus (set target.corpus or corpus.path)")
-    models = apply_model_overrides(config.models, [f"target={model_override}"]) if model_override else config.models
-    spec = models.for_role("target")
-    if spec is None:
-        raise ConfigError("serve-rag: no generator model (set models.target or models.default, or --model)")
-    fmt = "auto" if target.corpus or config.corpus is None else config.corpus.format
-    rag = ReferenceRAG(target, load_documents(corpus, format=fmt), generator_model(spec))
-    app = create_app(rag, token=token, client_session_ids=client_session_ids, max_body_bytes=max_body_bytes)
-    return app, rag
 
 
 def serve_rag(

@@ -4,13 +4,15 @@ consoles."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.table import Table
 
-from ..pipeline.sweep_plan import SweepPlan
 from .display import out
+
+if TYPE_CHECKING:
+    from ..api.sweeps import SweepPlan
 
 
 def _fmt(value: float | None) -> str:

@@ -23,7 +23,7 @@ from ..analysis.pass_k import thresholds_from_config
 from ..analysis.sweep_tables import CellRuns, build_tables, tables_csv
 from ..config.sweep import SweepConfig
 from ..errors import ConfigError, RagdiveError
-from ..evaluation.metrics import all_metrics
+from ..evaluation.metrics import all_metrics, configured_metrics
 from ..evaluation.static import load_static_dataset
 from ..models import ModelContext
 from ..records.sweep import SweepCellEntry, SweepRunEntry
@@ -31,7 +31,7 @@ from ..store import RunStore, SweepStore
 from .experiment import prepare_experiment, run_experiment
 from .launch import RunOptions
 from .static import run_static, static_metrics
-from .sweep_plan import PlannedRun, SweepPlan
+from .sweep_plan import PlannedRun, SweepPlan, estimate_calls
 
 T = TypeVar("T")
 
@@ -308,3 +308,21 @@ def static_dataset_path(plan: SweepPlan, sweep_file: Path | None) -> Path | None
         raise ConfigError(f"static.dataset: {path} does not exist")
     check_static_arm(plan, path)
     return path
+
+
+def estimate_sweep_calls(plan: SweepPlan, static_dataset: Path | None) -> dict[str, tuple[int, int]]:
+    """The model calls a sweep would make, per role (fewest, most): what `--dry-run` shows."""
+    from ..evaluation.static import sample_per_document
+    from ..simulation import seed_documents
+
+    config = plan.baseline.config
+    turn = configured_metrics(config.evaluation, kind="turn")
+    every = configured_metrics(config.evaluation)
+    items = 0
+    if static_dataset is not None and plan.sweep.static is not None:
+        questions = load_static_dataset(static_dataset, limit=plan.sweep.static.limit)
+        if plan.sweep.static.per_document is not None:
+            seeds = [(d.id, d.title) for d in seed_documents(config)]
+            questions = sample_per_document(questions, seeds, plan.sweep.static.per_document, seed=config.seed)
+        items = len(questions)
+    return estimate_calls(plan, turn_metrics=len(turn), conversation_metrics=len(every) - len(turn), static_items=items)
