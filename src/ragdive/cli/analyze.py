@@ -33,8 +33,8 @@ from ..analysis.themes import themes_data
 from ..errors import ConfigError
 from ..store import RunStore
 from .display import out
-from .themes import judge_labeller, parse_below, print_themes, run_themes
 from .options import JUDGE_ALIAS, judge_model
+from .themes import judge_labeller, parse_below, print_themes, run_themes
 
 METHODS = ("embedding", "exact")
 

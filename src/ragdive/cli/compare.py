@@ -157,10 +157,10 @@ def _verdicts(
     base = groups[0]
     comparisons, regressions, lines = [], [], []
     for cand in groups[1:]:
-        rows = compare_configurations(base, cand, wanted, lower_is_better=LOWER_IS_BETTER)
+        rows = compare_configurations(base, cand, wanted, lower_is_better=lower_is_better())
         for c in rows:
             check = drop_verdict(
-                group_name(cand), c, cand, 0.0, baseline_name=group_name(base), lower_is_better=LOWER_IS_BETTER
+                group_name(cand), c, cand, 0.0, baseline_name=group_name(base), lower_is_better=lower_is_better()
             )
             if not check.passed and check.value is not None:
                 regressions.append(f"{group_name(cand)}: {c.metric}")
@@ -172,7 +172,7 @@ def _verdicts(
                 metrics=[
                     MetricComparisonJson(
                         metric=c.metric,
-                        lower_is_better=c.metric in LOWER_IS_BETTER,
+                        lower_is_better=c.metric in lower_is_better(),
                         baseline_mean=c.baseline_mean,
                         band=None if c.band is None else Interval(low=c.band[0], high=c.band[1]),
                         mean=c.mean,

