@@ -139,25 +139,11 @@ class TargetReply(Record):
     markers in the answer are read by the citation metrics themselves)."""
 
 
-class Turn(Record):
-    """One finished turn: the accepted draft, every attempt, and the target's reply."""
+class Turn(TurnDraft):
+    """One finished turn: the accepted draft (the fields of TurnDraft), every attempt, and the target's reply."""
 
     index: int
     """0-based turn index within the conversation."""
-    rag_input: str
-    """Message sent to the target."""
-    standalone_question: str
-    """Self-contained rewrite, used by single-turn metrics."""
-    ground_truth: str
-    """Reference answer from the document(s)."""
-    question_type: QuestionType
-    """Type of question."""
-    evidence: list[str] = Field(default_factory=list)
-    """Supporting quotes from the document(s)."""
-    refers_to_turn: int | None = None
-    """Earlier turn this one builds on."""
-    unanswerable: bool = False
-    """The question was a deliberate probe the knowledge base does not answer."""
     attempts: list[Attempt] = Field(default_factory=list)
     """Every draft with its verdict, the accepted one last."""
     validator_overruled: bool = False
