@@ -63,3 +63,12 @@ def test_deepeval_camel_case_imports_and_asks(tmp_path: Path, capsys: pytest.Cap
     assert main(["import", "deepeval", str(dialogues), "-o", str(tmp_path / "dialogues")]) == 0
     (talk,) = RunStore.open(tmp_path / "dialogues").current_conversations()
     assert [c.text for c in talk.turns[0].contexts] == ["It opened in 1954."]
+
+
+def test_config_check_validates_personas_as_run_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.pipeline.helpers import write_experiment
+
+    config = write_experiment(tmp_path, personas=["precise", "nosuchpersona"])
+    assert main(["config", "check", str(config)]) == 2
+    assert "unknown persona 'nosuchpersona'" in capsys.readouterr().err
+    assert main(["config", "check", str(write_experiment(tmp_path))]) == 0

@@ -61,6 +61,13 @@ def offline_check(config: ExperimentConfig) -> Preflight:
     for file in config.simulation.persona_files:
         if not Path(file).is_file():
             found.problems.append(f"simulation.persona_files: {file} does not exist")
+    if all(Path(f).is_file() for f in config.simulation.persona_files):
+        from ..simulation.personas import resolve_personas
+
+        try:  # as `run` does: a misspelled field in a persona file or an unknown persona name is found here
+            resolve_personas(list(config.simulation.personas), list(config.simulation.persona_files))
+        except RagdiveError as exc:
+            found.problems.append(f"simulation.personas: {exc}")
     if config.target is None:
         found.missing.append("target")
     found.problems += _target_problems(config)
