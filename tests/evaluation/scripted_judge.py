@@ -27,17 +27,21 @@ def rule_judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
     if name == "ContextPrecisionVerdict":
         truth = section(prompt, "GROUND TRUTH").lower()
         contexts = re.findall(r"^\[(\d+)\] (.*)$", section(prompt, "RETRIEVED CONTEXTS"), re.M)
-        return {"verdicts": [{"rank": int(r), "relevant": truth in text.lower()} for r, text in contexts]}
+        return {
+            "verdicts": [
+                {"rank": int(r), "reason": "by containment", "relevant": truth in text.lower()} for r, text in contexts
+            ]
+        }
     if name == "ContextRecallVerdict":
         truth = section(prompt, "GROUND TRUTH")
         found = truth.lower() in section(prompt, "RETRIEVED CONTEXTS").lower()
-        return {"statements": [{"statement": truth, "attributed": found}]}
+        return {"statements": [{"statement": truth, "reason": "by containment", "attributed": found}]}
     if name == "FaithfulnessVerdict":
         answer = section(prompt, "ANSWER")
         if answer.lower() in ("unknown", "i don't know"):
             return {"claims": []}
         found = answer.lower() in section(prompt, "RETRIEVED CONTEXTS").lower()
-        return {"claims": [{"claim": answer, "supported": found}]}
+        return {"claims": [{"claim": answer, "reason": "by containment", "supported": found}]}
     if name == "ForgetfulnessVerdict":
         return {"reason": "nothing lost", "lost": [], "forgot": False}
     if name == "ContextRetentionVerdict":

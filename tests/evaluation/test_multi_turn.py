@@ -15,24 +15,30 @@ def judge_with(*outputs: object):
 
 
 async def test_forgetfulness_attributes_the_lost_information_to_turns() -> None:
+    # the judge reads and writes turn numbers from 1 (as the report shows them); details keep 0-based indices
     lost = [
-        {"turn": 3, "refers_to_turn": 1, "information": "the user's name"},
-        {"turn": 7, "refers_to_turn": 1, "information": "made up turn"},
+        {"turn": 4, "refers_to_turn": 2, "information": "the user's name"},
+        {"turn": 8, "refers_to_turn": 2, "information": "made up turn"},
+        {"turn": 1, "refers_to_turn": 0, "information": "a turn 0 that is not shown"},
     ]
-    judge, backend = judge_with({"reason": "turn 3 ignores turn 1", "lost": lost, "forgot": True})
+    judge, backend = judge_with({"reason": "turn 4 ignores turn 2", "lost": lost, "forgot": True})
     conv = make_conversation(turns=4)
     score = await Forgetfulness().score(judge, conv)
     assert score.value == 1.0 and score.turn_index is None
-    assert score.details["lost"] == [lost[0]]
-    assert score.details["unplaced"] == [lost[1]]  # kept and shown, not silently dropped
+    assert score.details["lost"] == [{"turn": 3, "refers_to_turn": 1, "information": "the user's name"}]
+    assert score.details["unplaced"] == [  # kept and shown, not silently dropped
+        {"turn": 7, "refers_to_turn": 1, "information": "made up turn"},
+        {"turn": 0, "refers_to_turn": -1, "information": "a turn 0 that is not shown"},
+    ]
     prompt = backend.calls[0].text
-    assert "--- Turn 0" in prompt and "ASSISTANT: reply 3" in prompt
+    assert "--- Turn 1\nUSER: " in prompt and "--- Turn 4\nUSER: " in prompt and "--- Turn 0" not in prompt
+    assert "ASSISTANT: reply 3" in prompt
 
 
 async def test_context_retention_and_inconsistent_verdict_flagged() -> None:
     judge, _ = judge_with(
         {"reason": "kept", "lost": [], "retained": True},
-        {"reason": "odd", "lost": [{"turn": 1, "refers_to_turn": 0, "information": "x"}], "retained": True},
+        {"reason": "odd", "lost": [{"turn": 2, "refers_to_turn": 1, "information": "x"}], "retained": True},
     )
     conv = make_conversation(turns=2)
     ok = await ContextRetention().score(judge, conv)

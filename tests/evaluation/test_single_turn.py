@@ -51,10 +51,10 @@ async def test_context_precision_one_batched_call_ranks_out_of_order() -> None:
     judge, backend = judge_with(
         {
             "verdicts": [
-                {"rank": 4, "relevant": True},
-                {"rank": 1, "relevant": False},
-                {"rank": 3, "relevant": False},
-                {"rank": 2, "relevant": True},
+                {"rank": 4, "reason": "r", "relevant": True},
+                {"rank": 1, "reason": "r", "relevant": False},
+                {"rank": 3, "reason": "r", "relevant": False},
+                {"rank": 2, "reason": "r", "relevant": True},
             ]
         }
     )
@@ -67,14 +67,16 @@ async def test_context_precision_one_batched_call_ranks_out_of_order() -> None:
 
 
 async def test_context_precision_incomplete_verdicts_unscored() -> None:
-    judge, _ = judge_with({"verdicts": [{"rank": 1, "relevant": True}, {"rank": 2, "relevant": True}]})
+    judge, _ = judge_with(
+        {"verdicts": [{"rank": 1, "reason": "r", "relevant": True}, {"rank": 2, "reason": "r", "relevant": True}]}
+    )
     conv, turn = turn_with(3)
     score = await ContextPrecision().score(judge, conv, turn)
     assert score.value is None and "expected exactly 1..3" in score.unscored_reason
 
 
 async def test_faithfulness_supported_claims_over_claims() -> None:
-    claims = [{"claim": c, "supported": s} for c, s in (("a", True), ("b", True), ("c", False))]
+    claims = [{"claim": c, "reason": "r", "supported": s} for c, s in (("a", True), ("b", True), ("c", False))]
     judge, _ = judge_with({"claims": claims})
     conv, turn = turn_with()
     score = await Faithfulness().score(judge, conv, turn)
@@ -102,7 +104,10 @@ async def test_judge_garbage_and_model_error_are_unscored_with_reason() -> None:
 
 
 async def test_context_recall_attributed_statements() -> None:
-    statements = [{"statement": s, "attributed": a} for s, a in (("w", True), ("x", False), ("y", False), ("z", False))]
+    statements = [
+        {"statement": s, "reason": "r", "attributed": a}
+        for s, a in (("w", True), ("x", False), ("y", False), ("z", False))
+    ]
     judge, _ = judge_with({"statements": statements}, {"statements": []})
     conv, turn = turn_with()
     assert (await ContextRecall().score(judge, conv, turn)).value == pytest.approx(0.25)

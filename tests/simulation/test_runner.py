@@ -219,20 +219,20 @@ def shared_models(max_tokens: int | None):  # type: ignore[no-untyped-def]
 
 async def test_the_token_budget_caps_the_whole_run_across_resumes(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path, seed=11)
-    user, validator, context = shared_models(max_tokens=30_000)
+    user, validator, context = shared_models(max_tokens=45_000)
     outcome = await session_run(make_runner(store, 50, SlowEchoTarget(), user=user, validator=validator))
     manifest = store.read_manifest()
-    assert outcome.status == "budget_exceeded" == manifest.status and "30000" in manifest.error
+    assert outcome.status == "budget_exceeded" == manifest.status and "45000" in manifest.error
     written = manifest.totals.conversations
     assert 0 < written < 50
     check_store(store, written)
     # the manifest counts every call the models made (the ledger), dropped conversations included
     spent = manifest.totals.prompt_tokens + manifest.totals.completion_tokens
-    assert spent == context.ledger.total_tokens >= 30_000
+    assert spent == context.ledger.total_tokens >= 45_000
     assert manifest.totals.cost_usd is None  # scripted models have no price: unknown, not free
 
     # resuming with the same budget: it is already spent, nothing new is written
-    user, validator, _ = shared_models(max_tokens=30_000)
+    user, validator, _ = shared_models(max_tokens=45_000)
     outcome = await session_run(
         make_runner(RunStore.open(store.path), 50, SlowEchoTarget(), user=user, validator=validator)
     )

@@ -41,11 +41,39 @@ def test_related_groups_share_a_topic() -> None:
         assert len({d.id.split("-")[0] for d in group}) == 1, [d.id for d in group]
 
 
-def test_shared_terms_are_common_content_words() -> None:
-    a = Document(id="a", text="The lighthouse of Veldmark stands at the harbour entrance.")
-    b = Document(id="b", text="Veldmark harbour was enlarged; the lighthouse was repainted.")
-    assert set(shared_terms([a, b])) == {"lighthouse", "veldmark", "harbour"}
-    assert shared_terms([a]) == []
+def generic_corpus() -> list[Document]:
+    """Articles on unrelated subjects that all use the same generic words (as encyclopaedia articles do)."""
+    filler = "It was often used, due to its main role, and was first made among others."
+    subjects = ["glacier", "violin", "railway", "orchid", "comet", "bakery", "harp", "canal", "tundra", "opera"]
+    return [Document(id=s, text=f"The {s} is described here. {filler}") for s in subjects]
+
+
+def test_shared_terms_are_distinctive_words_of_the_group_weighted_by_idf() -> None:
+    a = Document(id="a", text="The lighthouse of Veldmark stands at the harbour entrance. It was often used.")
+    b = Document(id="b", text="Veldmark harbour was enlarged; the lighthouse was repainted. It was often used.")
+    corpus = [a, b, *generic_corpus()]
+    sampler = SeedSampler(corpus, seed=0)
+    # "often" and "used" are in every article: not a link between these two
+    assert set(sampler.shared_terms([a, b])) == {"lighthouse", "veldmark", "harbour"}
+    assert sampler.shared_terms([a]) == []
+
+
+def test_unrelated_documents_sharing_only_generic_words_get_no_hint() -> None:
+    docs = generic_corpus()
+    sampler = SeedSampler(docs, seed=0)
+    assert sampler.shared_terms(docs[:2]) == []  # glacier and violin share only "often, used, due, main..."
+    # without the corpus's document frequencies nothing is distinctive: the hint is left out, never guessed
+    assert shared_terms(docs[:2]) == []
+
+
+def test_shared_words_rank_by_idf_and_a_word_common_in_the_corpus_is_left_out() -> None:
+    a = Document(id="a", text="Quartz, basalt and granite.")
+    b = Document(id="b", text="Granite, basalt and quartz.")
+    rocks = ["basalt"] + ["granite"] * 3
+    others = [Document(id=f"o{i}", text=f"Rock {i}: {rocks[i] if i < len(rocks) else 'none'}.") for i in range(28)]
+    sampler = SeedSampler([a, b, *others], seed=0)
+    # of 30 documents: quartz in 2, basalt in 3 (at most max(2, 30/10) = 3 count as distinctive), granite in 5
+    assert sampler.shared_terms([a, b]) == ["quartz", "basalt"]
 
 
 def test_related_sampling_needs_enough_documents() -> None:

@@ -10,6 +10,15 @@ from ._base import Section
 
 ROLES = ("user", "validator", "judge", "target")
 
+ROLE_DEFAULT_PARAMS: dict[str, dict[str, Any]] = {  # applied by models.get_model
+    "judge": {"temperature": 0.0},
+    "validator": {"temperature": 0.0},
+}
+"""Generation parameters a role gets unless its binding's ``params`` set them. The judge and the validator decide
+(a verdict, not prose): sampling only adds noise to their decisions, and a provider's own default (1.0 on OpenAI)
+made two judgements of the same turn disagree. The user model keeps the provider's default: the variety of its
+questions is what repeats sample."""
+
 
 class Prices(Section):
     """What a model costs, in US dollars per 1 million tokens."""

@@ -6,8 +6,10 @@ the run asks for 10 or 100 conversations, so a resumed or extended run draws exa
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from functools import cached_property
 
 import numpy as np
@@ -54,6 +56,14 @@ class SeedSampler:
             return [self.documents[anchor]]
         return [self.documents[i] for i in self.related_group(anchor)]
 
+    def shared_terms(self, documents: list[Document]) -> list[str]:
+        """The distinctive words a group shares, weighted by their IDF over this corpus (see ``shared_terms``)."""
+        return shared_terms(documents, document_frequency=self._document_frequency, corpus_size=len(self.documents))
+
+    @cached_property
+    def _document_frequency(self) -> Counter[str]:
+        return Counter(w for d in self.documents for w in set(_word_counts(d.text)))
+
     def related_group(self, anchor: int) -> list[int]:
         """The anchor and its ``group_size - 1`` nearest documents by BM25 (the anchor's text as the query).
         When no other document shares a term, the nearest are still returned (score 0), in index order."""
@@ -81,14 +91,34 @@ class SeedSampler:
         return out
 
 
-def shared_terms(documents: list[Document], limit: int = 8) -> list[str]:
-    """Words (3+ letters, not stopwords) that occur in every document of a group, most frequent first: shown to
-    the generator as the link between related documents."""
+def shared_terms(
+    documents: list[Document],
+    limit: int = 8,
+    *,
+    document_frequency: Mapping[str, int] | None = None,
+    corpus_size: int = 0,
+) -> list[str]:
+    """Distinctive words (3+ letters, not stopwords) that every document of a group contains, shown to the
+    generator as the link between related documents. Distinctive: found in few documents of the corpus (at most
+    the group's size or a tenth of the corpus, whichever is more, and never in all of it), ranked by their count
+    in the group times their IDF, log(N / df). Words every article uses ("often", "used", "first") are left out,
+    and a group that shares no distinctive word gets no hint (an empty list): a hint built from generic words
+    paired unrelated articles as if they were related. Without ``document_frequency`` the group is its own
+    corpus, where no shared word is distinctive."""
     if len(documents) < 2:
         return []
-    counts = [Counter(w.lower() for w in _WORD.findall(d.text) if len(w) > 2) for d in documents]
+    counts = [_word_counts(d.text) for d in documents]
     common = set(counts[0]).intersection(*counts[1:]) - _STOPWORDS
-    return sorted(common, key=lambda w: (-sum(c[w] for c in counts), w))[:limit]
+    n = max(corpus_size, len(documents)) if document_frequency is not None else len(documents)
+    frequency = document_frequency if document_frequency is not None else dict.fromkeys(common, len(documents))
+    most = max(len(documents), math.ceil(n / 10))
+    weight = {w: sum(c[w] for c in counts) * math.log(n / frequency[w]) for w in common if frequency.get(w, n) < n}
+    distinctive = [w for w in weight if frequency[w] <= most and weight[w] > 0]
+    return sorted(distinctive, key=lambda w: (-weight[w], w))[:limit]
+
+
+def _word_counts(text: str) -> Counter[str]:
+    return Counter(w.lower() for w in _WORD.findall(text) if len(w) > 2)
 
 
 _STOPWORDS = frozenset(

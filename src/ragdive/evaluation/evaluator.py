@@ -9,8 +9,9 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from typing import Any
 
-from ..records import Conversation, ModelLimit, ModelSpend, Score, Usage
+from ..records import Conversation, ModelLimit, ModelSpend, RoleSetup, Score, Usage
 from ..store import RunRecorder, RunStore, ScoreKey, score_key
 from .arrivals import AnsweredTurn, Arrivals
 from .jobs import conversation_job, early_job, held_job, stamp, turn_job
@@ -271,8 +272,16 @@ class Evaluator:
             result.judge_calls = self.judge.calls - calls_before
             spent = _spent(usage_before, self.judge.usage)
             limits = [limit for model in self.judge.local_models for limit in model.context.limits()]
+            setups = [model.setup() for model in self.judge.local_models]  # none for an engine of its own
             record_scoring(
-                store, self.judge.name, result.written > 0, spent, result.judge_calls, limits, recorder=recorder
+                store,
+                self.judge.name,
+                result.written > 0,
+                spent,
+                result.judge_calls,
+                limits,
+                recorder=recorder,
+                setup=setups[0] if setups else None,
             )
 
         try:
@@ -344,6 +353,7 @@ def record_scoring(
     limits: list[ModelLimit] | None = None,
     *,
     recorder: RunRecorder | None = None,
+    setup: RoleSetup | None = None,
 ) -> None:
     """Scores are recounted from evaluations.jsonl by the run recorder; the judge's spend so far this session
     (``usage``, ``calls``) is added to the run's (``recorder``: the one that recorded it before, so that only the
@@ -361,5 +371,9 @@ def record_scoring(
                 provider_cached_tokens=usage.provider_cached_tokens,
             )
         ]
-    models = {**store.read_manifest().models, **({"judge": judge} if wrote else {})}
-    (recorder or RunRecorder(store)).record(spend=spend, limits=limits or [], models=models)
+    manifest = store.read_manifest()
+    models = {**manifest.models, **({"judge": judge} if wrote else {})}
+    fields: dict[str, Any] = {"models": models}
+    if wrote and setup is not None:  # the judge's model and parameters (temperature 0 unless configured)
+        fields["roles"] = {**manifest.roles, "judge": setup}
+    (recorder or RunRecorder(store)).record(spend=spend, limits=limits or [], **fields)

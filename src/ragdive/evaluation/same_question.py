@@ -12,7 +12,7 @@ from .judge import Judge
 
 
 class SameQuestionVerdict(BaseModel):
-    reason: str = ""
+    reason: str
     same: bool
 
 

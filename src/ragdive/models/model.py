@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..config.models import ModelSpec
+from ..config.models import ROLE_DEFAULT_PARAMS, ModelSpec
 from ..errors import ModelError, ModelOutputError
-from ..records import Usage
+from ..records import RoleSetup, Usage
 from .base import Completion, GenerateParams, Message, ModelBackend
 from .cache import cache_key
 from .context import ModelContext
@@ -42,6 +42,9 @@ class Model:
         self.backend = backend
         self.role = role
         self.spec = spec or ModelSpec(model=backend.name)
+        defaults = ROLE_DEFAULT_PARAMS.get(role or "")
+        if defaults:  # the role's defaults (judge and validator: temperature 0) under what the binding sets
+            self.spec = self.spec.model_copy(update={"params": {**defaults, **self.spec.params}})
         self.context = context or ModelContext()
         self.limiter = self.context.limiter_for(self.spec)
         backend.size_for(self.limiter.max_concurrency)
@@ -55,6 +58,16 @@ class Model:
     @property
     def name(self) -> str:
         return self.backend.name
+
+    def setup(self, prompts: str | None = None) -> RoleSetup:
+        """This model as a run's manifest records it for its role; ``prompts``: the fingerprint of what the role
+        sends it."""
+        return RoleSetup(
+            model=self.name,
+            params=self._base_params.model_dump(exclude_none=True),
+            prompt_profile=self.prompt_profile,
+            prompts=prompts,
+        )
 
     async def generate(
         self,

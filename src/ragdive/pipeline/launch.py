@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from ..models import Model, ModelContext, models_for_roles
 from ..models.selfcheck import check_local_models
 from ..simulation.dialogue import DialogueSettings
+from ..simulation.fingerprints import prompt_fingerprint
 from ..simulation.generator import Generator
 from ..simulation.launch import seed_sampler
 from ..simulation.personas import resolve_personas
@@ -127,6 +128,7 @@ async def prepare_run(
             kind="dynamic",
             seed=config.seed,
             models={role: model.name for role, model in models.items()},
+            roles={role: model.setup(_prompts_of(role, model)) for role, model in models.items()},
             target=target.describe(),
         )
         resources.enter_context(writer_lock(store.path))
@@ -148,3 +150,8 @@ async def prepare_run(
         observer=options.observer,
     )
     return PreparedRun(store=store, runner=runner, models=models, target=target, corpus=loaded.summary)
+
+
+def _prompts_of(role: str, model: Model) -> str | None:
+    """The fingerprint of what the simulation sends ``role`` (the target's prompts are the target's own)."""
+    return prompt_fingerprint(role, model.prompt_profile) if role in ("user", "validator") else None

@@ -18,7 +18,17 @@ from .conversation import (
     rejection_id,
 )
 from .corpus import Document, Persona
-from .manifest import SCHEMA_VERSION, ModelLimit, ModelSpend, Provenance, RunManifest, RunProcess, SourceFile, Totals
+from .manifest import (
+    SCHEMA_VERSION,
+    ModelLimit,
+    ModelSpend,
+    Provenance,
+    RoleSetup,
+    RunManifest,
+    RunProcess,
+    SourceFile,
+    Totals,
+)
 from .scoring import Score
 
 __all__ = [
@@ -39,6 +49,7 @@ __all__ = [
     "Provenance",
     "QuestionType",
     "Rejection",
+    "RoleSetup",
     "RunManifest",
     "RunProcess",
     "Score",

@@ -81,6 +81,21 @@ class Totals(Record):
     """Scores the judge could not give."""
 
 
+class RoleSetup(Record):
+    """How one role's model was set up in a run. Besides the target under test, these move a run's scores: two
+    runs whose user or validator differ in any of them are not a clean comparison of their targets."""
+
+    model: str
+    """provider/model."""
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Generation parameters sent with every call (the role's defaults under the config's ``params``)."""
+    prompt_profile: str | None = None
+    """chat or base: which prompt files the role sent."""
+    prompts: str | None = None
+    """Fingerprint (12 hex digits) of the prompt files, check descriptions and answer schema the role sent; None
+    where the prompts are recorded elsewhere (the judge's: per metric, on each score)."""
+
+
 class RunProcess(Record):
     """The process that last started or resumed a run: lets a reader tell a live run from one whose process
     died without saying so (see ragdive.store.liveness)."""
@@ -151,6 +166,8 @@ class RunManifest(Record):
     """The resolved config, secrets redacted."""
     models: dict[str, str] = Field(default_factory=dict)
     """provider/model per role (user, validator, judge, target)."""
+    roles: dict[str, RoleSetup] = Field(default_factory=dict)
+    """Each role's model, parameters and prompt fingerprint (empty in runs written before ragdive recorded it)."""
     target: str | None = None
     """Short description of the system under test."""
     seed: int | None = None

@@ -25,15 +25,16 @@ UNANSWERABLE_TRUTH = "not in the knowledge base"
 CHECK_DESCRIPTIONS: dict[FailedCheck, str] = {
     FailedCheck.RAG_INPUT_NOT_CONNECTED: "after turn 1, rag_input must read as the next message of this "
     "conversation (building on it with references, not a copy of the stand-alone question), and may only refer "
-    "to things that were actually said",
+    'to things that were actually said (a change of subject marked as such, e.g. "Different question: ...", '
+    "is connected too)",
     FailedCheck.NOT_STANDALONE: "standalone_question must be understandable without the conversation: every "
     "pronoun or reference resolved",
     FailedCheck.QUESTION_INCONSISTENT: "standalone_question must ask exactly what rag_input asks (identical in turn 1)",
     FailedCheck.GROUND_TRUTH_UNSUPPORTED: "ground_truth must be correct and complete according to the "
     "document(s) and supported by the evidence (for an unanswerable probe: exactly 'not in the knowledge base', "
     "and the document(s) really do not answer it)",
-    FailedCheck.WRONG_TYPE: "question_type must describe what the turn does (initial only in turn 1), and the "
-    "turn must follow the persona's behaviour",
+    FailedCheck.WRONG_TYPE: "question_type must be the type, as defined, of what the turn does (initial only in "
+    "turn 1), and the turn must follow the persona's behaviour (an unanswerable probe may set it aside)",
     FailedCheck.DOCUMENT_MENTIONED: "the question must not mention the document, text, passage, article or "
     "knowledge base: a real user does not know they exist",
     FailedCheck.EVIDENCE_NOT_IN_DOCUMENT: "every evidence item must be copied word for word from the document(s)",

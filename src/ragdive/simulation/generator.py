@@ -25,16 +25,20 @@ from .checks import CHECK_DESCRIPTIONS
 QuestionTypeName = Literal["initial", "follow-up", "clarification", "correction", "comparative"]
 
 
-class DraftOutput(BaseModel):
-    """What the user model is asked to return. Field order is the order of thought (evidence before the answer,
-    the answer before the question, the stand-alone form before the conversational one): models that write JSON
-    left to right, and grammar-constrained small models above all, ground their question better that way."""
+# What the user model is asked to return. Field order is the order of thought (evidence before the answer, the
+# answer before the question, the stand-alone form before the conversational one): models that write JSON left to
+# right, and grammar-constrained small models above all, ground their question better that way. No docstrings on
+# these classes: pydantic would send them to the model as the schema's description. Bounds are the prompt's words
+# (generator_system.md: "one to three quotes"; generator_turn.md: a probe's evidence is []).
+EVIDENCE_QUOTES = 3
 
+
+class DraftOutput(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     question_type: QuestionTypeName
-    evidence: list[str] = Field(min_length=1, max_length=5)
-    """At least one quote: a grammar-constrained model cannot skip it (an answerable turn needs evidence)."""
+    # at least one quote: a grammar-constrained model cannot skip it (an answerable turn needs evidence)
+    evidence: list[str] = Field(min_length=1, max_length=EVIDENCE_QUOTES)
     ground_truth: str = Field(min_length=1)
     standalone_question: str = Field(min_length=1)
     rag_input: str = Field(min_length=1)
@@ -55,9 +59,8 @@ class DraftOutput(BaseModel):
 
 
 class ProbeDraftOutput(DraftOutput):
-    """An unanswerable probe: there is nothing to quote."""
-
-    evidence: list[str] = Field(default_factory=list, max_length=5)
+    # an unanswerable probe: there is nothing to quote
+    evidence: list[str] = Field(default_factory=list, max_length=0)
 
 
 def draft_as_output_json(draft: TurnDraft) -> str:

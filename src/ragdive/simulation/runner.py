@@ -25,7 +25,7 @@ import hashlib
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 
-from ..corpus.sampling import SeedSampler, shared_terms
+from ..corpus.sampling import SeedSampler
 from ..errors import BudgetExceeded
 from ..models import UsageLedger
 from ..records import Conversation, ModelLimit, ModelSpend, Persona, Totals, Turn, Usage
@@ -79,7 +79,7 @@ def plan_conversations(
                 seed=seed,
                 persona=personas[index % len(personas)],
                 documents=documents,
-                shared_terms=shared_terms(documents),
+                shared_terms=sampler.shared_terms(documents),
             )
         )
     return plans

@@ -37,7 +37,7 @@ assert set(CheckName.__args__) == {c.value for c in FailedCheck}  # type: ignore
 class VerdictOutput(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    reason: str = ""
+    reason: str
     failed_checks: list[CheckName] = Field(default_factory=list, max_length=7)
     valid: bool
 

@@ -84,11 +84,21 @@ def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
         return {"reason": "contains the ground truth" if ok else "does not", "correct": ok}
     if name == "ContextPrecisionVerdict":
         ranked = re.findall(r"^\[(\d+)\] (.*)$", contexts, re.M)
-        return {"verdicts": [{"rank": int(r), "relevant": truth.lower() in t.lower()} for r, t in ranked]}
+        return {
+            "verdicts": [
+                {"rank": int(r), "reason": "by containment", "relevant": truth.lower() in t.lower()} for r, t in ranked
+            ]
+        }
     if name == "ContextRecallVerdict":
-        return {"statements": [{"statement": truth, "attributed": truth.lower() in contexts.lower()}]}
+        return {
+            "statements": [
+                {"statement": truth, "reason": "by containment", "attributed": truth.lower() in contexts.lower()}
+            ]
+        }
     if name == "FaithfulnessVerdict":
-        return {"claims": [{"claim": answer, "supported": answer.lower() in contexts.lower()}]}
+        return {
+            "claims": [{"claim": answer, "reason": "by containment", "supported": answer.lower() in contexts.lower()}]
+        }
     if name == "ForgetfulnessVerdict":
         return {"reason": "nothing lost", "lost": [], "forgot": False}
     if name == "ContextRetentionVerdict":

@@ -13,7 +13,7 @@ from .attribution import LostInformation, place_attributions, turns_for_prompt
 
 
 class ContextRetentionVerdict(BaseModel):
-    reason: str = ""
+    reason: str
     lost: list[LostInformation] = Field(default_factory=list)
     retained: bool
 

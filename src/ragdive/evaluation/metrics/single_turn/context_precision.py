@@ -25,7 +25,7 @@ from ..registry import metric
 
 class ContextRelevance(BaseModel):
     rank: int
-    reason: str = ""
+    reason: str
     relevant: bool
 
 

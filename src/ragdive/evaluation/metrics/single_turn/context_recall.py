@@ -16,7 +16,7 @@ from ..registry import metric
 
 class StatementAttribution(BaseModel):
     statement: str
-    reason: str = ""
+    reason: str
     context: int | None = None
     attributed: bool
 

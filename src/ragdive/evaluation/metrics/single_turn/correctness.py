@@ -15,7 +15,7 @@ from ..registry import metric
 
 
 class CorrectnessVerdict(BaseModel):
-    reason: str = ""
+    reason: str
     correct: bool
 
 

@@ -16,7 +16,7 @@ from ..registry import metric
 
 class ClaimVerdict(BaseModel):
     claim: str
-    reason: str = ""
+    reason: str
     supported: bool
 
 
