@@ -226,6 +226,9 @@ def test_prompt_renders_with_its_layout(package: str, name: str, probe: bool) ->
     for pattern in GLUED:
         assert not pattern.search(text), f"{pattern.pattern!r} in {pattern.search(text)!r}: {text[:2000]}"
     lines = text.splitlines()
+    for before, line in zip(lines, lines[1:], strict=False):  # the answer format stands apart from the task
+        if line.startswith("Return {") and not before.startswith("Return {"):
+            assert before == "", (line, text)
     for expected in EXPECTED_LINES[package, name]:
         if expected == "":
             continue
