@@ -16,6 +16,7 @@ import pytest
 from ragdive import prompt_files
 from ragdive.evaluation.metrics.base import numbered_contexts
 from ragdive.evaluation.metrics.multi_turn.attribution import turns_for_prompt
+from ragdive.evaluation.metrics.single_turn.faithfulness_in_conversation import earlier_turns
 from ragdive.models import Message
 from ragdive.records import Context, Conversation, Document, FailedCheck, Turn, TurnDraft
 from ragdive.simulation._prompts import history_view
@@ -107,6 +108,14 @@ def evaluation(name: str, probe: bool = False) -> dict[str, Any]:
         "forgetfulness": {"turns": turns_for_prompt(CONVERSATION)},
         "context_retention": {"turns": turns_for_prompt(CONVERSATION)},
         "same_question": {"first": "Who built it?", "second": "Who was its builder?"},
+        "refused": {"question": "and who built it?", "answer": "The knowledge base does not say."},
+        "faithfulness_in_conversation": {
+            "question": "and who built it?",
+            "answer": "Anna Brecht built it.",
+            "contexts": CONTEXTS,
+            "history": earlier_turns(CONVERSATION, TURNS[2]) if not probe else [],
+            "turn_number": 3 if not probe else 1,
+        },
     }[stem]
 
 
@@ -175,6 +184,12 @@ EXPECTED_LINES: dict[tuple[str, str], list[str]] = {
     ("ragdive.evaluation", "base/forgetfulness"): BASE_CONVERSATION_LINES,
     ("ragdive.evaluation", "base/context_retention"): BASE_CONVERSATION_LINES,
     ("ragdive.evaluation", "base/same_question"): [],
+    ("ragdive.evaluation", "refused"): ["QUESTION:", "ANSWER:", "The knowledge base does not say."],
+    ("ragdive.evaluation", "base/refused"): ["Assistant's answer: The knowledge base does not say."],
+    ("ragdive.evaluation", "faithfulness_in_conversation"): ["EARLIER TURNS:", "QUESTION:", "RETRIEVED CONTEXTS:"],
+    ("ragdive.evaluation", "base/faithfulness_in_conversation"): [
+        "[1] Its lighthouse was built in 1852 by Anna Brecht."
+    ],
     ("ragdive.targets.reference", "answer"): [],
     ("ragdive.targets.reference", "question"): ["Passages:", *CONTEXT_LINES, "", "Question: and who built it?"],
     ("ragdive.targets.reference", "rerank"): ["Query: Veldmark lighthouse builder", *CONTEXT_LINES],
@@ -226,9 +241,9 @@ def test_prompt_renders_with_its_layout(package: str, name: str, probe: bool) ->
     for pattern in GLUED:
         assert not pattern.search(text), f"{pattern.pattern!r} in {pattern.search(text)!r}: {text[:2000]}"
     lines = text.splitlines()
-    for before, line in zip(lines, lines[1:], strict=False):  # the answer format stands apart from the task
-        if line.startswith("Return {") and not before.startswith("Return {"):
-            assert before == "", (line, text)
+    returns = [n for n, line in enumerate(lines) if line.startswith("Return {")]
+    if returns:  # the answer format stands apart from the task
+        assert returns[0] > 0 and lines[returns[0] - 1] == "", text
     for expected in EXPECTED_LINES[package, name]:
         if expected == "":
             continue
