@@ -135,6 +135,9 @@ def test_analyze_json_prints_the_known_shares_and_duplicates(runs: list[str], ca
         "first_try_rate": 11 / 12,
         "overruled_share": 1 / 12,
         "unrecorded": 0,  # every simulated turn has a validator history
+        "drafts": 12,  # the rejected drafts are in rejections.jsonl; these turns keep their accepted draft only
+        "deterministic_rejections": 0,
+        "deterministic_rate": 0.0,
     }
 
     f = a["lapses"]["forgetfulness"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..records import Conversation, Score
+from ..records import Conversation, RoleSetup, Score
 from ..store import RunStore
 from .bootstrap import cluster_bootstrap_ci
 
@@ -30,6 +30,8 @@ class RunScores:
     """The run a replay sent the user messages of (None for other kinds)."""
     config: dict[str, Any] = field(default_factory=dict)
     """The run's stored config (pass thresholds for pass^k are read from it)."""
+    roles: dict[str, RoleSetup] = field(default_factory=dict)
+    """Each role's model, parameters and prompt fingerprint, as the manifest recorded them (empty: not recorded)."""
 
     @classmethod
     def from_store(cls, store: RunStore) -> RunScores:
@@ -42,6 +44,7 @@ class RunScores:
             run_id=manifest.run_id,
             source_run=manifest.source_run,
             config=manifest.config,
+            roles=dict(manifest.roles),
         )
 
     @property

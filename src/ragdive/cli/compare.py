@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..analysis import MetricComparison, RunScores, compare_configurations, summarize_repeats
 from ..analysis.pass_k import pass_k, thresholds_from_config
+from ..analysis.simulator_setup import setup_differences
 from ..api.serving import lower_is_better
 from ..errors import ConfigError
 from ..store import RunStore
@@ -118,6 +119,8 @@ def compare_cmd(
     groups = [load_group(arg) for arg in runs]
     if len(groups) < 2 and len(groups[0]) < 2:
         raise ConfigError("compare needs a baseline and at least one other run (or repeats: a,b,c)")
+    for note in setup_differences([(r.name, r.roles) for g in groups for r in g]):
+        out.print(f"warning: {note}", markup=False, soft_wrap=True)
     wanted = [m.strip() for m in metrics.split(",")] if metrics else None
     if (as_json or fail_on_regression) and len(groups) < 2:
         raise ConfigError("--json and --fail-on-regression compare configurations: name a baseline and another")

@@ -87,6 +87,10 @@ def setup(manifest: RunManifest) -> list[tuple[str, str]]:
         ("ragdive version", manifest.package_version or "-"),
     ]
     rows += [(f"model: {role}", model) for role, model in manifest.models.items()]
+    for role, r in manifest.roles.items():  # the simulator (and judge) named: what can move scores besides the target
+        params = ", ".join(f"{k}={v}" for k, v in sorted(r.params.items())) or "provider defaults"
+        prompts = f"{r.prompt_profile or '-'} prompts" + (f" {r.prompts}" if r.prompts else "")
+        rows.append((f"setup: {role}", f"{r.model}; {params}; {prompts}"))
     if manifest.error:
         rows.append(("error", manifest.error))
     return rows

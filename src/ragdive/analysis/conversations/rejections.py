@@ -37,6 +37,13 @@ class Acceptance:
     overruled_share: float | None
     unrecorded: int = 0
     """Turns without a validator history (static questions, imported turns): not in the rates."""
+    drafts: int = 0
+    """Drafts the validator stage saw (every attempt of those turns)."""
+    deterministic_rejections: int = 0
+    """Drafts rejected by the deterministic checks, before any validator call."""
+    deterministic_rate: float | None = None
+    """deterministic_rejections ÷ drafts: how often the simulated user broke a rule a check can see for certain
+    (a quote not in the document, a mentioned document...); None without drafts."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,19 @@ def acceptance(turns: Iterable[Turn]) -> Acceptance:
     n = len(items)
     first = sum(_first_try(t) for t in items)
     over = sum(t.validator_overruled for t in items)
-    return Acceptance(len(every), first, over, first / n if n else None, over / n if n else None, len(every) - n)
+    drafts = [a for t in items for a in t.attempts]
+    checked = sum(not a.verdict.valid and a.verdict.checked_by == "deterministic" for a in drafts)
+    return Acceptance(
+        len(every),
+        first,
+        over,
+        first / n if n else None,
+        over / n if n else None,
+        len(every) - n,
+        drafts=len(drafts),
+        deterministic_rejections=checked,
+        deterministic_rate=checked / len(drafts) if drafts else None,
+    )
 
 
 def rejection_stats(conversations: Iterable[Conversation], rejections: Iterable[Rejection]) -> RejectionStats:
