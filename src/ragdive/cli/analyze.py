@@ -280,7 +280,8 @@ def print_uniqueness(u: Uniqueness) -> None:
 
 def print_rejections(a: ConversationAnalysis) -> None:
     r = a.rejections
-    table = _table(f"validator rejections ({r.total})", ["category", "count", "by turn", "by attempt"])
+    rate = "" if r.per_100_turns is None else f", {r.per_100_turns:.2f} per 100 turns"
+    table = _table(f"validator rejections ({r.total}{rate})", ["category", "count", "share", "by turn", "by attempt"])
     for category, count in r.by_category.items():
         cells = [c for c in r.cells if c.category == category]
         turns: dict[int, int] = {}
@@ -291,6 +292,7 @@ def print_rejections(a: ConversationAnalysis) -> None:
         table.add_row(
             category,
             str(count),
+            _pct(r.category_shares.get(category)),
             " ".join(f"t{k}:{v}" for k, v in sorted(turns.items())),
             " ".join(f"a{k}:{v}" for k, v in sorted(attempts.items())),
         )

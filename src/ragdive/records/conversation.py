@@ -34,6 +34,9 @@ class FailedCheck(StrEnum):
     WRONG_TYPE = "wrong_type"
     DOCUMENT_MENTIONED = "document_mentioned"
     EVIDENCE_NOT_IN_DOCUMENT = "evidence_not_in_document"
+    OTHER = "other"
+    """Only in imported rejections: a category the source named that none of the above is (its name is kept in
+    the rejection's ``source_categories``). ragdive's own validator never gives it."""
 
 
 class Usage(Record):
@@ -112,6 +115,8 @@ class Context(Record):
     """Document id, path or URL the passage came from."""
     score: float | None = None
     """Retriever score, when reported."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """What else the source said about the passage (url, title...), kept as given."""
 
 
 class Citation(Record):
@@ -192,7 +197,7 @@ class Conversation(Record):
     """When it was written."""
 
 
-def rejection_id(conversation_id: str, turn_index: int, attempt: int) -> str:
+def rejection_id(conversation_id: str, turn_index: int | None, attempt: int | None) -> str:
     """A rejection's stable id: a resumed run that redoes a conversation gives its rejections the same ids, so
     readers keep one line per id (see ragdive.store.latest)."""
     return f"{conversation_id}/t{turn_index}/a{attempt}"
@@ -206,12 +211,14 @@ class Rejection(Record):
 
     conversation_id: str
     """Conversation it happened in."""
-    turn_index: int
-    """Turn being drafted."""
-    attempt: int
-    """1-based attempt number."""
+    turn_index: int | None
+    """Turn being drafted; None when unknown (an imported validator log that does not say)."""
+    attempt: int | None = None
+    """1-based attempt number; None when unknown (an imported validator log)."""
     categories: list[FailedCheck]
     """Failed checks."""
+    source_categories: list[str] = Field(default_factory=list)
+    """Imported rejections: the categories as the source wrote them (empty for ragdive's own)."""
     reason: str
     """Validator's reason."""
     checked_by: Literal["deterministic", "llm"] = "llm"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...records import Conversation, Rejection, Turn
 
@@ -58,6 +58,10 @@ class RejectionStats:
     acceptance: Acceptance
     """Over every finished turn."""
     acceptance_per_turn: dict[int, Acceptance]
+    per_100_turns: float | None = None
+    """Rejections per 100 finished turns (the paper's section 5.2 figure); None without turns."""
+    category_shares: dict[str, float] = field(default_factory=dict)
+    """Each category's count ÷ rejections (a rejection naming two categories counts in both)."""
 
 
 def _first_try(turn: Turn) -> bool:
@@ -100,15 +104,19 @@ def rejection_stats(conversations: Iterable[Conversation], rejections: Iterable[
     by_turn: Counter[int] = Counter()
     by_attempt: Counter[int] = Counter()
     total = 0
+    by_category: Counter[str] = Counter()
     for r in rejections:
         total += 1
-        by_turn[r.turn_index + 1] += 1
-        by_attempt[r.attempt] += 1
-        for category in [str(c) for c in r.categories] or [NO_CATEGORY]:
-            cells[(category, r.turn_index + 1, r.attempt)] += 1
-    by_category: Counter[str] = Counter()
-    for (category, _, _), count in cells.items():
-        by_category[category] += count
+        categories = [str(c) for c in r.categories] or [NO_CATEGORY]
+        by_category.update(categories)
+        # an imported log may not say the turn or the attempt: counted by category, placed only where known
+        if r.turn_index is not None:
+            by_turn[r.turn_index + 1] += 1
+        if r.attempt is not None:
+            by_attempt[r.attempt] += 1
+        if r.turn_index is not None and r.attempt is not None:
+            for category in categories:
+                cells[(category, r.turn_index + 1, r.attempt)] += 1
     turns_by_number: dict[int, list[Turn]] = {}
     for conversation in conversations:
         for turn in conversation.turns:
@@ -121,4 +129,6 @@ def rejection_stats(conversations: Iterable[Conversation], rejections: Iterable[
         cells=[RejectionCell(c, t, a, n) for (c, t, a), n in sorted(cells.items())],
         acceptance=acceptance(t for ts in turns_by_number.values() for t in ts),
         acceptance_per_turn={k: acceptance(turns_by_number[k]) for k in sorted(turns_by_number)},
+        per_100_turns=100 * total / turns if (turns := sum(map(len, turns_by_number.values()))) else None,
+        category_shares={c: n / total for c, n in by_category.most_common()} if total else {},
     )

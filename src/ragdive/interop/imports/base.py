@@ -18,7 +18,7 @@ from typing import Any
 
 from ...errors import ConfigError
 from ...json_lines import json_objects
-from ...records import Conversation, QuestionType, Score
+from ...records import Conversation, QuestionType, Rejection, Score
 
 
 @dataclass
@@ -27,6 +27,8 @@ class ImportedRun:
 
     conversations: list[Conversation]
     scores: list[Score] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    """Validator rejections (the reference's validator logs)."""
     shape: str = "conversations"
     """conversations, or single-turn (a static set: one question per conversation)."""
     roles: dict[str, str] = field(default_factory=dict)

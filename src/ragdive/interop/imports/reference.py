@@ -18,15 +18,18 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
-from ...records import Context, Conversation, QuestionType, Score, Turn
+from ...records import Context, Conversation, FailedCheck, QuestionType, Score, Turn
 from .base import ImportedRun, make_score, question_type, read_json, text
+from .validator_log import log_rejections, parse_log
 
 NAME = "ragdive-reference"
-VERSION = 1
+VERSION = 2
+"""2: evaluation files without conversation files, string contexts, unknown ground truth, validator logs."""
 
 SINGLE_TURN_METRICS = {
     "correctness_aspect_critic": "correctness",
@@ -41,27 +44,46 @@ MULTI_TURN_METRICS = {
 
 
 def read_reference(paths: list[Path]) -> ImportedRun:
-    """Conversation files and the evaluation files that judged them, in any order."""
-    loaded = [(path, read_json(path)) for path in paths]
-    conversation_files = [(p, data) for p, data in loaded if isinstance(data, list)]
-    evaluation_files = [(p, data) for p, data in loaded if isinstance(data, dict)]
+    """Conversation files, the evaluation files that judged them, a titles file and validator logs, in any order.
+    Without conversation files the conversations are rebuilt from the evaluation files' rows."""
+    logs = [p for p in paths if p.suffix.lower() == ".log"]
+    loaded = [(path, read_json(path)) for path in paths if path not in logs]
     for path, data in loaded:
         if not isinstance(data, (list, dict)):
-            raise ConfigError(f"{path}: expected a conversation list or an evaluation object")
-    if not conversation_files:
-        raise ConfigError("ragdive-reference: give at least one conversation file (a JSON list of conversations)")
+            raise ConfigError(f"{path}: expected a conversation list, a titles list or an evaluation object")
+    titles_files = [(p, d) for p, d in loaded if isinstance(d, list) and d and all(isinstance(x, str) for x in d)]
+    conversation_files = [(p, d) for p, d in loaded if isinstance(d, list) and (p, d) not in titles_files]
+    evaluation_files = [(p, data) for p, data in loaded if isinstance(data, dict)]
+    if len(titles_files) > 1:
+        raise ConfigError("ragdive-reference: give at most one titles file (a JSON list of document titles)")
     run = ImportedRun(conversations=[])
     by_file: dict[str, list[Conversation]] = {}
-    for path, data in conversation_files:
-        conversations = _conversations(path, data, first_index=len(run.conversations))
-        if path.name in by_file:
-            raise ConfigError(f"{path}: two conversation files are named {path.name}")
-        by_file[path.name] = conversations
-        run.conversations += conversations
-        run.roles[path.name] = "conversations"
+    if conversation_files:
+        for path, data in conversation_files:
+            conversations = _conversations(path, data, first_index=len(run.conversations))
+            if path.name in by_file:
+                raise ConfigError(f"{path}: two conversation files are named {path.name}")
+            by_file[path.name] = conversations
+            run.conversations += conversations
+            run.roles[path.name] = "conversations"
+    elif evaluation_files:
+        titles = titles_files[0][1] if titles_files else None
+        by_file = rebuild_conversations(evaluation_files, titles, run)
+        if titles_files:
+            run.roles[titles_files[0][0].name] = "document titles, by position"
+    else:
+        raise ConfigError(
+            "ragdive-reference: give conversation files (JSON lists of conversations) or evaluation files"
+        )
     unknown_types = sum(t.question_type == QuestionType.UNKNOWN for c in run.conversations for t in c.turns)
     if unknown_types:
         run.notes.append(f"{unknown_types} turn(s) had no question type ragdive knows: stored as 'unknown'")
+    unknown_truth = sum(not t.ground_truth for c in run.conversations for t in c.turns)
+    if unknown_truth:
+        run.notes.append(
+            f"{unknown_truth} turn(s) have no ground truth in the source: stored empty (unknown), and a metric "
+            "that needs one leaves them unscored"
+        )
     seen: set[tuple[str, str]] = set()
     for path, data in evaluation_files:
         target = _judged_file(path, data, by_file)
@@ -80,10 +102,118 @@ def read_reference(paths: list[Path]) -> ImportedRun:
         "conversation seeds: the source has none; each is the conversation's position",
         "conversation start and finish times: the source has none; the time of the import",
     ]
-    run.notes.append(
-        "validator drafts and rejections are not in these files: turns have no attempts, rejections are unknown"
-    )
+    if logs:
+        _read_logs(logs, run)
+    else:
+        run.notes.append(
+            "validator drafts and rejections are not in these files: turns have no attempts, rejections are unknown"
+        )
     return run
+
+
+def _read_logs(logs: list[Path], run: ImportedRun) -> None:
+    ambiguous = 0
+    for path in logs:
+        rejections, doubtful = log_rejections(path, parse_log(path), run.conversations)
+        run.rejections += rejections
+        ambiguous += doubtful
+        run.roles[path.name] = "validator rejections"
+    placed = sum(r.turn_index is not None for r in run.rejections)
+    other = sum(FailedCheck.OTHER in r.categories for r in run.rejections)
+    run.notes.append(
+        f"{len(run.rejections)} validator rejection(s) from the logs: {placed} placed on a turn by their text, the "
+        "others' turn and every attempt number unknown (the logs do not say)"
+    )
+    if other:
+        run.notes.append(f"{other} rejection(s) name a class ragdive has no category for: stored as 'other'")
+    if ambiguous:
+        run.invented.append(
+            f"{ambiguous} rejection(s) name a title several conversations share: attributed to the first of them"
+        )
+
+
+def rebuild_conversations(
+    evaluation_files: list[tuple[Path, Any]], titles: list[str] | None, run: ImportedRun
+) -> dict[str, list[Conversation]]:
+    """Conversations rebuilt from evaluation files alone, per conversation file they judged: the user message and
+    the answer from the multi-turn rows, the stand-alone question from the single-turn rows, the document title
+    from ``titles`` by position. The ground truth, question types and contexts are not in these files: unknown."""
+    groups: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for path, data in evaluation_files:
+        rows = data.get("detailed_results")
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
+            raise ConfigError(f"{path}: expected a non-empty 'detailed_results' list of objects")
+        judged = Path(str(data.get("file_path") or path.name)).name
+        kind = "multi" if any(k in rows[0] for k in MULTI_TURN_METRICS) else "single"
+        groups.setdefault(judged, {})[kind] = rows
+    by_file: dict[str, list[Conversation]] = {}
+    for judged, kinds in groups.items():
+        single, multi = kinds.get("single"), kinds.get("multi")
+        n_turns = len(single) if single is not None else len(multi or []) // 2
+        if single is not None and multi is not None and len(multi) != 2 * len(single):
+            raise ConfigError(f"{judged}: {len(multi)} multi-turn rows for {len(single)} single-turn rows")
+        per = _turns_per_conversation(judged, n_turns, single, multi)
+        conversations = []
+        for c in range(n_turns // per):
+            index = len(run.conversations) + c
+            title = titles[c] if titles is not None and c < len(titles) else ""
+            if titles is not None and c >= len(titles):
+                raise ConfigError(f"{judged}: conversation {c + 1} has no title: the titles file has {len(titles)}")
+            turns = [_rebuilt_turn(k, c * per + k, single, multi) for k in range(per)]
+            conversations.append(
+                Conversation(
+                    id=f"c{index:05d}", index=index, persona="unknown", document_ids=[title] if title else [],
+                    seed=index, turns=turns, status="finished",
+                )
+            )  # fmt: skip
+        by_file[judged] = conversations
+        run.conversations += conversations
+    run.invented.append(
+        "conversations rebuilt from the evaluation files (no conversation file): split into conversations of the "
+        "number of turns the file names say (turns_N), checked against turn 1's message being its stand-alone question"
+    )
+    run.notes.append(
+        "rebuilt conversations: ground truth, question types, personas and retrieved contexts are unknown"
+        + ("" if titles else "; no titles file, so the seed documents are unknown")
+    )
+    return by_file
+
+
+def _turns_per_conversation(
+    judged: str, n_turns: int, single: list[dict[str, Any]] | None, multi: list[dict[str, Any]] | None
+) -> int:
+    """The reference names its files ..._turns_<N>_...; where both row kinds are given, every conversation's first
+    message must be its stand-alone question (the paper's turn 1), which checks the split."""
+    named = re.search(r"turns_(\d+)", judged)
+    if named is None or int(named.group(1)) < 1:
+        raise ConfigError(f"{judged}: the file name does not say the turns per conversation (turns_N)")
+    per = int(named.group(1))
+    if n_turns % per:
+        raise ConfigError(f"{judged}: {n_turns} turns do not split into conversations of {per}")
+    if single is not None and multi is not None:
+        for start in range(0, n_turns, per):
+            first, message = str(single[start].get("content", "")), str(multi[2 * start].get("content", ""))
+            if " ".join(first.split()) != " ".join(message.split()):
+                raise ConfigError(
+                    f"{judged}: turn {start + 1} should open a conversation of {per} turns, but its message is not "
+                    "its stand-alone question (are the files of one run?)"
+                )
+    return per
+
+
+def _rebuilt_turn(k: int, at: int, single: list[dict[str, Any]] | None, multi: list[dict[str, Any]] | None) -> Turn:
+    question = str(single[at].get("content", "")) if single is not None else None
+    message = str(multi[2 * at].get("content", "")) if multi is not None else None
+    answer = str(multi[2 * at + 1].get("content", "")) if multi is not None else None
+    return Turn(
+        index=k,
+        rag_input=message if message is not None else str(question),
+        standalone_question=question if question is not None else str(message),
+        ground_truth="",  # unknown: the evaluation files do not carry it
+        question_type=QuestionType.UNKNOWN,
+        answer=answer,
+        error=None if answer is not None else "the source has no answer for this turn (no multi-turn file)",
+    )
 
 
 def _conversations(path: Path, data: list[Any], first_index: int) -> list[Conversation]:
@@ -120,7 +250,7 @@ def _turn(raw: Any, index: int, where: str) -> Turn:
         index=index,
         rag_input=text(raw.get("rag_input"), f"{where}: rag_input"),
         standalone_question=text(raw.get("question"), f"{where}: question"),
-        ground_truth=text(raw.get("answer"), f"{where}: answer"),
+        ground_truth=text(raw.get("answer"), f"{where}: answer", required=False),  # missing: unknown (empty)
         question_type=question_type(raw.get("type")) or QuestionType.UNKNOWN,
         answer=text(answer, f"{where}: rag_answer") if answer is not None else None,
         error=None if answer is not None else "the source has no answer for this turn",
@@ -129,14 +259,18 @@ def _turn(raw: Any, index: int, where: str) -> Turn:
 
 
 def _context(raw: Any, where: str) -> Context:
+    if isinstance(raw, str):  # the industrial study's files: a context is its text alone
+        return Context(text=raw)
     if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: expected an object")
+        raise ConfigError(f"{where}: expected an object or a string")
     metadata = raw.get("metadata")
-    source = (metadata.get("title") or metadata.get("source")) if isinstance(metadata, dict) else None
+    kept = {k: v for k, v in metadata.items() if isinstance(v, (str, int, float))} if isinstance(metadata, dict) else {}
+    source = kept.get("url") or kept.get("title") or kept.get("source")
     return Context(
         text=text(raw.get("page_content"), f"{where}: page_content"),
         id=None if raw.get("id") is None else str(raw["id"]),
         source=None if source is None else str(source),
+        metadata=kept,
     )
 
 

@@ -115,6 +115,7 @@ def import_run(
             # the source recorded no tokens: unknown, never 0 (the recorder keeps None through later sessions)
             totals=Totals(prompt_tokens=None, completion_tokens=None, cost_usd=None),
         )
+        store.append_rejections(run.rejections)  # before their conversations, as a simulation writes them
         store.append_conversations(run.conversations)
         store.append_scores(run.scores)
         RunSession(store).conclude()  # an import is whole once its lines are written: finished
