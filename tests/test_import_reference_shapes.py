@@ -113,9 +113,11 @@ Initial Answer: {'rag_input': "And what's the fourth one?", 'question': 'What is
 Reason: The question is not standalone.
 """  # noqa: E501
 
+# the classified copy as stored: a blank line before a Class line too
 CLASSIFIED_LOG = """Validation failed for title: Lake Kariba
 Initial Answer: {'rag_input': 'How deep is it at most?', 'question': 'What is the maximum depth of Lake Kariba?', 'answer': '90 metres', 'type': 'Follow-up'}
 Reason: The document says 97 metres.
+
 Class: GroundTruth
 
 Validation failed for title: Fire triangle

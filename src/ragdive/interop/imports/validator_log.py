@@ -1,6 +1,7 @@
 """The RAG-DIVE reference implementation's validator logs (``.log``), read as rejections.
 
-Each log is blocks separated by blank lines, one per rejected draft::
+Each log is blocks, one per rejected draft, each starting at its title line (blank lines between blocks, and in
+the classified copy before the Class line too)::
 
     Validation failed for title: <document title>
     Initial Answer: {'rag_input': ..., 'question': ..., 'answer': ..., 'type': ...}   (a Python dict literal)
@@ -66,7 +67,12 @@ def parse_log(path: Path) -> list[LogEntry]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    blocks = [b for b in re.split(r"\n\s*\n", text.replace("\r\n", "\n")) if b.strip()]
+    # a block starts at its title line: the classified copy puts a blank line before its Class line too
+    lines = text.replace("\r\n", "\n").split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("Validation failed for title:")]
+    if lines and any(line.strip() for line in lines[: starts[0] if starts else len(lines)]):
+        raise ConfigError(f"{path}: does not start with a 'Validation failed for title:' line (not a validator log)")
+    blocks = ["\n".join(lines[a:b]).strip() for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
     return [_entry(path, n, block) for n, block in enumerate(blocks, 1)]
 
 
@@ -78,6 +84,8 @@ def _entry(path: Path, n: int, block: str) -> LogEntry:
         if prefix is not None:
             current = _FIELDS[prefix]
             fields[current] = line[len(prefix) :].strip()
+        elif not line.strip():
+            continue  # blank lines between a block's fields
         elif current is not None:  # a field's text that went on over more lines
             fields[current] += "\n" + line
         else:
