@@ -81,3 +81,16 @@ def test_the_report_names_the_simulator_and_shows_its_fidelity(tmp_path: Path) -
     assert "setup: user" in html and "openai/gpt-4o; provider defaults; chat prompts aaaaaaaaaaaa" in html
     assert "openai/gpt-4o-mini; temperature=0.0; chat prompts bbbbbbbbbbbb" in html
     assert "Simulator fidelity" in html and "failed a deterministic check" in html
+
+
+def test_the_sweep_report_warns_when_its_runs_simulator_differs(tmp_path: Path) -> None:
+    from ragdive.report import write_sweep_report
+    from tests.report_sweeps import REPORTED_RUN, write_sweep_dir
+
+    sweep = write_sweep_dir(tmp_path)
+    quiet = write_sweep_report(sweep).read_text(encoding="utf-8")
+    assert "simulator-warning" not in quiet.split('<section id="table2"')[0]
+    for run, user in ((REPORTED_RUN, USER), ("r-c0-1", USER.model_copy(update={"model": "openai/gpt-4.1"}))):
+        RunStore.open(sweep / "runs" / run).update_manifest(roles={"user": user, "validator": VALIDATOR})
+    html = write_sweep_report(sweep).read_text(encoding="utf-8")
+    assert f"warning: the user differs in model: openai/gpt-4o ({REPORTED_RUN}) vs openai/gpt-4.1 (r-c0-1)" in html

@@ -15,9 +15,9 @@ _FIELDS = (("model", "model"), ("params", "parameters"), ("prompt_profile", "pro
 
 def setup_differences(runs: Sequence[tuple[str, dict[str, RoleSetup]]]) -> list[str]:
     """One sentence per role and field that differs between the named runs (first run = the reference), and one
-    per run that did not record its roles (written before ragdive did, or imported)."""
-    if len(runs) < 2:
-        return []
+    per run that did not record its roles (written before ragdive did, or imported) when others did."""
+    if len(runs) < 2 or not any(roles for _, roles in runs):
+        return []  # nothing recorded anywhere (runs of an older ragdive): nothing to compare, nothing to say
     notes = [f"{name}: its manifest does not record the roles' models and prompts" for name, roles in runs if not roles]
     recorded = [(name, roles) for name, roles in runs if roles]
     if len(recorded) < 2:

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from ..analysis.conversations import DEFAULT_THRESHOLD, Embedder
+from ..analysis.simulator_setup import setup_differences
 from ..records.sweep_tables import SweepTables, parse_tables
 from ..store import RunStore
 from ..store.run import write_text_atomic
@@ -142,7 +143,12 @@ def write_sweep_report(
             report = files.run_report(run)
             hrefs[run] = None if report is None else quote(Path(os.path.relpath(report, where.parent)).as_posix())
     uniqueness = cell_uniqueness(stores, tables, embed, threshold)
-    html = render_sweep_report(sweep_view(tables, hrefs, status, uniqueness))
+    view = sweep_view(tables, hrefs, status, uniqueness)
+    # cells meant to differ in their target alone: say so first when their simulated user, validator or judge do too
+    view["simulator_warnings"] = setup_differences(
+        [(run, store.read_manifest().roles) for run, store in stores.items() if store is not None]
+    )
+    html = render_sweep_report(view)
     if inside:
         return files.write_report(html)  # inside the sweep: the store writes sweep files
     write_text_atomic(where, html)  # anywhere else the user asked for
