@@ -103,6 +103,8 @@ def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
         return {"reason": "nothing lost", "lost": [], "forgot": False}
     if name == "ContextRetentionVerdict":
         return {"reason": "kept", "lost": [], "retained": True}
+    if name == "PersonaAdherenceVerdict":
+        return {"reason": "every message fits the persona", "violations": [], "adherent": True}
     if name == "ConversationFaithfulnessVerdict":
         here = answer.lower() in contexts.lower()
         earlier = not here and answer.lower() in _section(prompt, "EARLIER TURNS").lower()
