@@ -38,7 +38,7 @@ def toy_metric() -> Iterator[str]:
 def test_every_built_in_metric_is_registered_with_its_kind_and_direction() -> None:
     names = {m.name: m for m in all_metrics()}
     assert set(BUILT_IN) <= set(names)
-    assert {m.name for m in all_metrics("conversation")} == {"forgetfulness", "context_retention"}
+    assert {m.name for m in all_metrics("conversation")} == {"forgetfulness", "context_retention", "persona_adherence"}
     assert [n for n in BUILT_IN if names[n].lower_is_better] == ["forgetfulness"]
     assert all(names[n].version >= 1 and len(fingerprint(names[n])) == 12 for n in BUILT_IN)
 
