@@ -109,6 +109,12 @@ def evaluation(name: str, probe: bool = False) -> dict[str, Any]:
         "context_retention": {"turns": turns_for_prompt(CONVERSATION)},
         "same_question": {"first": "Who built it?", "second": "Who was its builder?"},
         "refused": {"question": "and who built it?", "answer": "The knowledge base does not say."},
+        "persona_adherence": {
+            "persona": PERSONA,
+            "turns": [
+                {"number": t.index + 1, "rag_input": t.rag_input, "answer": t.answer or "(no answer)"} for t in TURNS
+            ],
+        },
         "faithfulness_in_conversation": {
             "question": "and who built it?",
             "answer": "Anna Brecht built it.",
@@ -185,6 +191,8 @@ EXPECTED_LINES: dict[tuple[str, str], list[str]] = {
     ("ragdive.evaluation", "base/context_retention"): BASE_CONVERSATION_LINES,
     ("ragdive.evaluation", "base/same_question"): [],
     ("ragdive.evaluation", "refused"): ["QUESTION:", "ANSWER:", "The knowledge base does not say."],
+    ("ragdive.evaluation", "persona_adherence"): [PERSONA.description, "CONVERSATION:", *CONVERSATION_LINES[:3]],
+    ("ragdive.evaluation", "base/persona_adherence"): [f"Persona: {PERSONA.description}", BASE_CONVERSATION_LINES[0]],
     ("ragdive.evaluation", "base/refused"): ["Assistant's answer: The knowledge base does not say."],
     ("ragdive.evaluation", "faithfulness_in_conversation"): ["EARLIER TURNS:", "QUESTION:", "RETRIEVED CONTEXTS:"],
     ("ragdive.evaluation", "base/faithfulness_in_conversation"): [
