@@ -93,6 +93,7 @@ def simulation(name: str, probe: bool = False) -> dict[str, Any]:
         "base/generator": {**common, "persona": PERSONA},
         "base/generator_redraft": {"number": 3, "reason": "The quote says 1852."},
         "base/validator": {"history": SHOWN, "draft": DRAFT},
+        "rewrite_standalone": {"history": SHOWN, "message": "and who built it?"},
     }[name]
 
 
@@ -109,6 +110,42 @@ def evaluation(name: str, probe: bool = False) -> dict[str, Any]:
         "context_retention": {"turns": turns_for_prompt(CONVERSATION)},
         "same_question": {"first": "Who built it?", "second": "Who was its builder?"},
         "refused": {"question": "and who built it?", "answer": "The knowledge base does not say."},
+        "citations": {
+            "question": "and who built it?",
+            "sentences": [
+                {"number": 1, "text": "Anna Brecht built it.", "cited": [1]},
+                {"number": 2, "text": "It is 212 km long.", "cited": []},
+            ],
+            "contexts": CONTEXTS,
+        },
+        "rubric": {
+            "criterion": "The answer names who built the lighthouse.",
+            "scale": "rating" if probe else "yes_no",
+            "level": "conversation" if probe else "turn",
+            "earlier": []
+            if probe
+            else [{"index": 0, "rag_input": TURNS[0].rag_input, "reply": "It was built in 1852."}],
+            "turns": [
+                {
+                    "index": t.index,
+                    "rag_input": t.rag_input,
+                    "reply": t.answer or "(no answer)",
+                    "standalone_question": None,
+                    "ground_truth": t.ground_truth,
+                    "contexts": None,
+                    "question": None,
+                    "answer": None,
+                }
+                for t in TURNS
+            ]
+            if probe
+            else [],
+            "question": None if probe else "and who built it?",
+            "standalone_question": None if probe else "Who built the Veldmark lighthouse?",
+            "ground_truth": None if probe else "Anna Brecht.",
+            "contexts": None if probe else CONTEXTS,
+            "answer": None if probe else "Anna Brecht built it.",
+        },
         "persona_adherence": {
             "persona": PERSONA,
             "turns": [
@@ -175,6 +212,11 @@ EXPECTED_LINES: dict[tuple[str, str], list[str]] = {
     ("ragdive.simulation", "validator_user"): ["# Source documents", *HISTORY_LINES, "# Draft of turn 3", "", "{"],
     ("ragdive.simulation", "base/generator"): ["Customer: When was the Veldmark lighthouse built?", "Turn 3."],
     ("ragdive.simulation", "base/generator_redraft"): ["Not accepted: The quote says 1852.", "Turn 3 again, fixed."],
+    ("ragdive.simulation", "rewrite_standalone"): [
+        "USER: When was the Veldmark lighthouse built?",
+        "ASSISTANT: Anna Brecht built it.",
+        "USER'S NEXT MESSAGE:",
+    ],
     ("ragdive.simulation", "base/validator"): ["Earlier: and who built it?", "Message: and who built it?"],
     ("ragdive.evaluation", "context_precision"): ["QUESTION:", "GROUND TRUTH:", "RETRIEVED CONTEXTS:", *CONTEXT_LINES],
     ("ragdive.evaluation", "context_recall"): ["GROUND TRUTH:", "RETRIEVED CONTEXTS:", *CONTEXT_LINES],
@@ -191,6 +233,15 @@ EXPECTED_LINES: dict[tuple[str, str], list[str]] = {
     ("ragdive.evaluation", "base/context_retention"): BASE_CONVERSATION_LINES,
     ("ragdive.evaluation", "base/same_question"): [],
     ("ragdive.evaluation", "refused"): ["QUESTION:", "ANSWER:", "The knowledge base does not say."],
+    ("ragdive.evaluation", "citations"): [
+        "QUESTION:",
+        "ANSWER SENTENCES:",
+        "(1) Anna Brecht built it. -- cites: 1",
+        "PASSAGES:",
+    ],
+    ("ragdive.evaluation", "base/citations"): [],
+    ("ragdive.evaluation", "rubric"): ["CRITERION:", "The answer names who built the lighthouse.", "--- Turn 1"],
+    ("ragdive.evaluation", "base/rubric"): ["Criterion: The answer names who built the lighthouse."],
     ("ragdive.evaluation", "persona_adherence"): [PERSONA.description, "CONVERSATION:", *CONVERSATION_LINES[:3]],
     ("ragdive.evaluation", "base/persona_adherence"): [f"Persona: {PERSONA.description}", BASE_CONVERSATION_LINES[0]],
     ("ragdive.evaluation", "base/refused"): ["Assistant's answer: The knowledge base does not say."],

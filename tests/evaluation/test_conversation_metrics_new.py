@@ -92,7 +92,12 @@ async def test_mixed_support_arithmetic_and_a_made_up_turn_counts_as_none() -> N
 
 async def test_no_claims_a_failed_target_and_a_wrong_shape_are_unscored() -> None:
     model, backend = scripted_judge(responder=None)
-    backend.enqueue({"claims": []}, {"verdict": "yes"}, {"verdict": "yes"}, {"verdict": "yes"})
+    backend.enqueue(
+        {"claims": []},
+        {"reason": "r", "verdict": "yes"},
+        {"reason": "r", "verdict": "yes"},
+        {"reason": "r", "verdict": "yes"},
+    )
     conv = restating_conversation()
     judge = Judge(model)
     empty = await FaithfulnessInConversation().score(judge, conv, conv.turns[1])

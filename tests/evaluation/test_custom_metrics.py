@@ -97,10 +97,11 @@ async def test_reason_first_scale_mapping_and_unscored_on_failure() -> None:
     rated = await conversation_metric.score(judge, conversation)
     assert rated.value == 0.25 and rated.reason == "the second answer drifts" and rated.metric_version == 1
     turn_prompt, conversation_prompt = asked[0], asked[-1]
-    assert CITES["criterion"] in turn_prompt and "EARLIER TURNS:\n--- Turn 0" in turn_prompt
+    # turns numbered from 1, as every prompt, analyze and the report number them
+    assert CITES["criterion"] in turn_prompt and "EARLIER TURNS:\n--- Turn 1\n" in turn_prompt
     assert "RETRIEVED CONTEXTS:\n[1] " in turn_prompt and "GROUND TRUTH" not in turn_prompt
     assert turn_prompt.index('"reason"') < turn_prompt.index('"verdict"')
-    assert "GROUND TRUTH: " in conversation_prompt and "--- Turn 1" in conversation_prompt
+    assert "GROUND TRUTH: " in conversation_prompt and "--- Turn 2\n" in conversation_prompt
 
 
 def write_experiment(root: Path, name: str, custom: list[dict[str, Any]]) -> Path:

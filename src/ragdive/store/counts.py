@@ -44,8 +44,8 @@ class _RejectionCount(BaseModel):
 
     id: str = ""
     conversation_id: str
-    turn_index: int
-    attempt: int
+    turn_index: int | None  # None: an imported validator log that does not say
+    attempt: int | None = None
     categories: list[str]
 
     @model_validator(mode="after")

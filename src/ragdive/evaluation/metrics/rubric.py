@@ -20,13 +20,13 @@ from .registry import METRICS, MetricInfo, _import_builtins
 
 
 class YesNoVerdict(BaseModel):
-    reason: str = ""
+    reason: str
     """Why, before the verdict (the judge reasons first)."""
     verdict: Literal["yes", "no"]
 
 
 class RatingVerdict(BaseModel):
-    reason: str = ""
+    reason: str
     """Why, before the rating."""
     rating: int = Field(ge=1, le=5)
 
