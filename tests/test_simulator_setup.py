@@ -94,3 +94,16 @@ def test_the_sweep_report_warns_when_its_runs_simulator_differs(tmp_path: Path) 
         RunStore.open(sweep / "runs" / run).update_manifest(roles={"user": user, "validator": VALIDATOR})
     html = write_sweep_report(sweep).read_text(encoding="utf-8")
     assert f"warning: the user differs in model: openai/gpt-4o ({REPORTED_RUN}) vs openai/gpt-4.1 (r-c0-1)" in html
+
+
+def test_a_run_records_its_simulators_models_parameters_and_prompt_fingerprints(tmp_path: Path, capsys) -> None:
+    from ragdive.simulation.fingerprints import prompt_fingerprint
+    from tests.pipeline.helpers import write_experiment
+
+    assert main(["run", str(write_experiment(tmp_path)), "--no-cache"]) == 0
+    run_dir = Path(capsys.readouterr().out.strip().splitlines()[-1])
+    roles = RunStore.open(run_dir).read_manifest().roles
+    assert roles["user"].prompts == prompt_fingerprint("user", "chat") and roles["user"].params == {}
+    assert roles["validator"].prompts == prompt_fingerprint("validator", "chat")
+    assert roles["validator"].params == {"temperature": 0.0} == roles["judge"].params
+    assert roles["user"].model == "scripted/user" and roles["judge"].prompts is None
