@@ -123,6 +123,8 @@ def check_analysis_numbers(page: Any, a: dict[str, Any]) -> None:
             str(x["turns"]),
             f"{pct(x['first_try_rate'])} ({x['first_try']})",
             f"{pct(x['overruled_share'])} ({x['overruled']})",
+            str(x["drafts"]),
+            f"{pct(x['deterministic_rate'])} ({x['deterministic_rejections']})",
         ]
         assert cells(page, f'#acceptance tr[data-turn="{label}"]') == expected
 
