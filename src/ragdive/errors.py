@@ -117,4 +117,9 @@ class TargetError(RagdiveError):
 
 
 class JudgeError(RagdiveError):
-    """A judge could not produce a score; metrics record it as unscored with this reason."""
+    """A judge could not produce a score; metrics record it as unscored with this reason and ``kind``
+    (judge_failed: the call failed; judge_unusable: it answered in the wrong shape or impossibly)."""
+
+    def __init__(self, message: str, *, kind: str = "judge_failed") -> None:
+        super().__init__(message)
+        self.kind = kind

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..records import Conversation, Score
+from ..records import Conversation, Score, kind_of_unscored
 from ..store import RunStore
 from .bootstrap import cluster_bootstrap_ci
 
@@ -66,6 +66,7 @@ class MetricSummary:
     n_unscored: int
     ci: tuple[float, float] | None = None
     unscored_reasons: Counter[str] = field(default_factory=Counter)
+    """Unscored items by kind (records.UNSCORED_KINDS), most common first with ``most_common()``."""
 
 
 def summarize_scores(
@@ -80,13 +81,9 @@ def summarize_scores(
     ci = None
     if cluster is not None and values:
         ci = cluster_bootstrap_ci(values, [cluster(s) for s in scored], seed=seed)
-    reasons = Counter(_reason_kind(s.unscored_reason or "") for s in unscored)
+    # grouped by the stable kind code, never by free text (every judge failure words itself differently)
+    reasons = Counter(kind_of_unscored(s) or "other" for s in unscored)
     return MetricSummary(metric, mean, len(scored), len(unscored), ci, reasons)
-
-
-def _reason_kind(reason: str) -> str:
-    """Group unscored reasons for display: the text before the first '(' or ':' detail."""
-    return reason.split("(")[0].split(";")[0].strip()[:80] or "unknown"
 
 
 def by_conversation(score: Score) -> str:
@@ -103,7 +100,7 @@ def summarize_run(run: RunScores, metrics: list[str] | None = None) -> list[Metr
 
 
 def _turn_lookup(run: RunScores) -> dict[tuple[str, int], tuple[str, bool]]:
-    return {(c.id, t.index): (str(t.question_type), t.unanswerable) for c in run.conversations for t in c.turns}
+    return {(c.id, t.index): (str(t.question_type), bool(t.unanswerable)) for c in run.conversations for t in c.turns}
 
 
 def summarize_by(run: RunScores, by: str, metrics: list[str] | None = None) -> dict[str, dict[str, MetricSummary]]:

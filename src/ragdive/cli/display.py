@@ -184,7 +184,7 @@ class ProgressObserver:
 
     def started(self, total: int, already_done: int, totals: Totals) -> None:
         # a resumed run starts from what is already on disk (rejection categories: counted from now on)
-        self.totals, self.turns, self.rejections = totals, totals.turns, totals.rejections
+        self.totals, self.turns, self.rejections = totals, totals.turns, totals.rejections or 0
         self.progress.update(self.task, total=total, completed=already_done)
         self._refresh()
 
@@ -242,7 +242,8 @@ def describe_outcome(status: str, t: Totals) -> str:
     """The one line a simulation ends with: status and what it wrote and spent."""
     cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
     return (
-        f"{status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
+        f"{status}: {t.conversations} conversations, {t.turns} turns, "
+        f"{'unknown' if t.rejections is None else t.rejections} rejections, "
         f"{t.errors} errors, {token_total(t)} tokens, cost {cost}"
     )
 
@@ -275,7 +276,7 @@ def _summary_table(title: str, first: str) -> Table:
     for name, justify in ((first, "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right")):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     table.add_column("unscored", justify="right", no_wrap=True)
-    table.add_column("most common unscored reason", overflow="fold")
+    table.add_column("unscored by kind", overflow="fold")
     return table
 
 
@@ -287,8 +288,8 @@ def _row(label: str, s: MetricSummary) -> list[str]:
     """The mean carries its n beside it; a mean over too few items is starred (see SMALL_N)."""
     mark = " *" if too_small(s) else ""
     ci = f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]{mark}" if s.ci else "-"
-    top = s.unscored_reasons.most_common(1)
-    reason = f"{top[0][0]} ({top[0][1]})" if top else ""
+    # every kind with its count (a handful of stable codes), never the free text cut to fit
+    reason = ", ".join(f"{kind} {n}" for kind, n in s.unscored_reasons.most_common())
     mean = f"{s.mean:.3f} (n={s.n_scored}){mark}" if s.mean is not None else "- (n=0)"
     return [label, mean, ci, str(s.n_scored), str(s.n_unscored), reason]
 

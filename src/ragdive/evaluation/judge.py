@@ -104,7 +104,9 @@ class Judge:
                 if isinstance(exc.usage, Usage):  # the unusable answers were paid for: count them
                     self._spend(exc.usage)
                 raw = (exc.raw or "").strip().replace("\n", " ")
-                raise JudgeError(f"judge output unusable ({_first_line(exc)}); raw: {raw[:200]!r}") from exc
+                raise JudgeError(
+                    f"judge output unusable ({_first_line(exc)}); raw: {raw[:200]!r}", kind="judge_unusable"
+                ) from exc
             except ModelError as exc:
                 self.failures += 1
                 raise JudgeError(f"judge call failed: {_first_line(exc)}") from exc
@@ -112,7 +114,9 @@ class Judge:
         parsed = completion.parsed
         if not isinstance(parsed, schema):  # a backend that ignored the schema: treat like garbage
             self.failures += 1
-            raise JudgeError(f"judge returned {type(parsed).__name__}, expected {schema.__name__}")
+            raise JudgeError(
+                f"judge returned {type(parsed).__name__}, expected {schema.__name__}", kind="judge_unusable"
+            )
         return parsed
 
 

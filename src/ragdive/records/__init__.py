@@ -18,8 +18,18 @@ from .conversation import (
     rejection_id,
 )
 from .corpus import Document, Persona
-from .manifest import SCHEMA_VERSION, ModelLimit, ModelSpend, Provenance, RunManifest, RunProcess, SourceFile, Totals
-from .scoring import Score
+from .manifest import (
+    SCHEMA_VERSION,
+    ModelLimit,
+    ModelSpend,
+    Provenance,
+    RunManifest,
+    RunProcess,
+    SourceFile,
+    Totals,
+    known_rejections,
+)
+from .scoring import UNSCORED_KINDS, Score, kind_of_unscored
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -42,6 +52,9 @@ __all__ = [
     "RunManifest",
     "RunProcess",
     "Score",
+    "UNSCORED_KINDS",
+    "kind_of_unscored",
+    "known_rejections",
     "SourceFile",
     "TargetReply",
     "Totals",

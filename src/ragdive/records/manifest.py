@@ -7,11 +7,12 @@ from pydantic import Field
 
 from ._base import Record, utc_now
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Version of the run-directory format; bump it with a named migration (ragdive.store.migrations) when a reader
 would misread old runs. 2: rejection ids, rejections by category and spend per model. 3: runs of kind "replay"
 (source_run, note): a ragdive of version 2 would refuse their kind with a confusing error instead of the clear
-"upgrade ragdive" one."""
+"upgrade ragdive" one. 4: unknowns as null (totals.rejections, a turn's unanswerable and validator_overruled) and
+scores' unscored_kind: a ragdive of version 3 would refuse a null count with a confusing error."""
 
 
 class ModelSpend(Record):
@@ -59,8 +60,9 @@ class Totals(Record):
     """Finished conversations."""
     turns: int = 0
     """Finished turns."""
-    rejections: int = 0
-    """Validator rejections (one per rejection id, of conversations on disk)."""
+    rejections: int | None = 0
+    """Validator rejections (one per rejection id, of conversations on disk); None: unknown (an imported run
+    whose source kept no validator history; read with ``known_rejections``)."""
     rejections_by_category: dict[str, int] = Field(default_factory=dict)
     """Rejections per failed check; a rejection that failed two checks counts under both."""
     errors: int = 0
@@ -79,6 +81,15 @@ class Totals(Record):
     """Scores written to evaluations.jsonl."""
     unscored: int = 0
     """Scores the judge could not give."""
+
+
+def known_rejections(manifest: RunManifest) -> int | None:
+    """The run's rejection count, or None when unknown: an imported run's source kept no validator history (runs
+    imported before ``Totals.rejections`` could say None have 0 there, which is just as unknown)."""
+    t = manifest.totals
+    if t.rejections is None or (manifest.kind == "imported" and not t.rejections and not t.rejections_by_category):
+        return None
+    return t.rejections
 
 
 class RunProcess(Record):

@@ -20,7 +20,7 @@ from ..analysis.conversations import (
     analyse_groups,
     to_data,
 )
-from ..records import Conversation, RunManifest, Score, Turn
+from ..records import Conversation, RunManifest, Score, Turn, kind_of_unscored, known_rejections
 from ..store import RunStore
 
 
@@ -97,7 +97,7 @@ def cost(manifest: RunManifest) -> dict[str, Any]:
     return {
         "conversations": t.conversations,
         "turns": t.turns,
-        "rejections": t.rejections,
+        "rejections": known_rejections(manifest),  # None: unknown (shown so, never 0)
         "errors": t.errors,
         "prompt_tokens": t.prompt_tokens,
         "completion_tokens": t.completion_tokens,
@@ -107,7 +107,13 @@ def cost(manifest: RunManifest) -> dict[str, Any]:
 
 
 def _score_view(s: Score) -> dict[str, Any]:
-    return {"metric": s.metric, "value": s.value, "reason": s.reason, "unscored": s.unscored_reason}
+    return {
+        "metric": s.metric,
+        "value": s.value,
+        "reason": s.reason,
+        "unscored": s.unscored_reason,  # the free text, in the drill-down; tables group by the kind
+        "unscored_kind": kind_of_unscored(s),
+    }
 
 
 def _turn_view(t: Turn, scores: Iterable[Score]) -> dict[str, Any]:

@@ -64,7 +64,10 @@ class RunRecorder:
     # -- writing -----------------------------------------------------------------------------------------------
     def _write(self, spend: Iterable[ModelSpend] | None, limits: Iterable[ModelLimit], **fields: Any) -> RunManifest:
         manifest = self.store.read_manifest()
-        totals = manifest.totals.model_copy(update=self._counts.update())
+        counts = self._counts.update()
+        if manifest.totals.rejections is None:  # unknown (an imported run): none on disk does not make it 0
+            counts.update(rejections=None, rejections_by_category={})
+        totals = manifest.totals.model_copy(update=counts)
         if spend is not None:
             totals = self._add_spend(totals, list(spend))
         now = {limit.model: limit for limit in limits}
