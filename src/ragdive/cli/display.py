@@ -34,7 +34,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from ..analysis import MetricSummary, RunScores, summarize_by, summarize_run
-from ..records import Conversation, Rejection, Score, Totals, Turn
+from ..records import Alarm, Conversation, Rejection, Score, Totals, Turn
 
 if TYPE_CHECKING:
     from ..api import ScoringResult
@@ -49,6 +49,19 @@ errors = Console(stderr=True, highlight=False, soft_wrap=True)
 
 EXIT_BUDGET = 3
 """The exit code of a run stopped by its budget (its finished work is kept; raise the budget and resume)."""
+EXIT_ALARMS = 5
+"""With --strict: the run finished, but a validity alarm fired (README: exit codes)."""
+
+
+def print_alarms(alarms: list[Alarm], on: Console) -> None:
+    """The validity alarms, after the summary: one line each, or one line saying there are none."""
+    if not alarms:
+        on.print("validity alarms: none", markup=False)
+        return
+    on.print(f"validity alarms ({len(alarms)}): these numbers may mislead", markup=False)
+    for alarm in alarms:
+        on.print(f"  ! {alarm.code}: {alarm.message}", markup=False, soft_wrap=True)
+
 
 LABEL_WIDTH = 10  # the longest stage name, "simulating"
 BAR_WIDTH = 20

@@ -107,6 +107,8 @@ def show_cmd(
         lines += _describe_provenance(m)
     if m.error:
         lines.append(f"error      {m.error}")
+    if m.alarms is not None:  # computed when the run was last scored
+        lines += [f"alarm      {a.code}: {a.message}" for a in m.alarms] or ["alarms     none"]
     for line in lines:
         out.print(line, markup=False)
     for name, result in (("conversations.jsonl", store.conversations()),):

@@ -31,6 +31,12 @@ class ModelSpec(Section):
     """API key; prefer ${ENV_VAR} interpolation. Never written to disk."""
     api_key_env: str | None = None
     """Environment variable that holds the key (named in 401 errors)."""
+    api_key_from: str | None = None
+    """Where ``api_key`` came from as configured (``api_key: ${JUDGE_KEY}``): set by the config loader from the
+    YAML text, named when the key is refused. Never the key itself."""
+    stop_after_failures: int = Field(default=3, ge=1)
+    """Stop the run when this role's model fails this many requests in a row (each after its retries) without
+    one success; a refused credential (HTTP 401/403) stops it at once. The twin of the target's stop rule."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Generation parameters forwarded to the backend: temperature, max_tokens, seed..."""
     max_concurrency: int = Field(default=64, ge=1)

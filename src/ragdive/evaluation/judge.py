@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from .. import prompt_files
-from ..errors import BudgetExceeded, JudgeError, ModelCrashed, ModelError, ModelOutputError
+from ..errors import BudgetExceeded, JudgeError, ModelError, ModelOutputError, ModelStopped
 from ..models import Message, Model
 from ..models.profiles import LIST_ITEMS, bounded_schema
 from ..models.prompting import transcript_messages
@@ -97,8 +97,8 @@ class Judge:
             self.calls += 1
             try:
                 completion = await self.model.generate(messages, schema=self.schema_for(schema, list_items))
-            except (BudgetExceeded, ModelCrashed):
-                raise  # budget spent or the judge's process died: stop, do not mark every remaining item unscored
+            except (BudgetExceeded, ModelStopped):
+                raise  # budget spent or the judge cannot answer at all: stop, do not mark every item unscored
             except ModelOutputError as exc:
                 self.failures += 1
                 if isinstance(exc.usage, Usage):  # the unusable answers were paid for: count them

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..config.models import ModelSpec
-from ..errors import ModelError, ModelOutputError
+from ..errors import ModelError, ModelOutputError, ModelStopped
 from ..records import Usage
 from .base import Completion, GenerateParams, Message, ModelBackend
 from .cache import cache_key
@@ -47,6 +47,8 @@ class Model:
         backend.size_for(self.limiter.max_concurrency)
         self.retry = RetryPolicy(max_retries=self.spec.max_retries, backoff_s=self.spec.backoff_s)
         self.price = price_for(self.spec)
+        self.health = self.context.health_for(role, self.spec, getattr(backend, "api_key_env", None))
+        """The stop rule of this role's model (health.py), shared by every Model of the role in this run."""
         self._base_params = GenerateParams(**self.spec.params)
         self.provider = self.name.partition("/")[0]
         self.prompt_profile: PromptProfile = resolve_profile(self.spec)
@@ -132,6 +134,8 @@ class Model:
         """One logical request: budget check, a slot, the timeout, and retries with backoff."""
         attempt = 0
         while True:
+            if self.health.stopped is not None:
+                raise self.health.stopped  # the role's model is down or refused: do not call it again
             self.context.budget.check(self.name)
             error: BaseException
             # the judge's calls give way to the simulation's on a shared endpoint (see limits.py)
@@ -143,6 +147,7 @@ class Model:
                     error = exc
                 else:
                     self.limiter.succeeded()
+                    self.health.succeeded()
                     self._account(completion)
                     return completion
             if _throttled(error):
@@ -150,11 +155,21 @@ class Model:
             retrying = is_retryable(error) and attempt < self.retry.max_retries
             self.context.ledger.record_fault(self.role, self.name, fault_kind(error), retried=retrying)
             if not is_retryable(error):
+                self._check_health(error)
                 raise error
             if not retrying:
-                raise self._gave_up(error, attempt + 1) from error
+                given_up = self._gave_up(error, attempt + 1)
+                self._check_health(given_up)
+                raise given_up from error
             await asyncio.sleep(self.retry.delay(attempt, retry_after_of(error)))
             attempt += 1
+
+    def _check_health(self, error: BaseException) -> None:
+        """A request failed for good: the stop rule counts it (model failures only; a bug is not the model's)."""
+        if isinstance(error, ModelError | TimeoutError) and not isinstance(error, ModelStopped):
+            stopped = self.health.failed(error)
+            if stopped is not None:
+                raise stopped from error
 
     def _account(self, completion: Completion) -> None:
         usage = completion.usage

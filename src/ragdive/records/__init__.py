@@ -20,6 +20,7 @@ from .conversation import (
 from .corpus import Document, Persona
 from .manifest import (
     SCHEMA_VERSION,
+    Alarm,
     ModelLimit,
     ModelSpend,
     Provenance,
@@ -33,6 +34,7 @@ from .scoring import UNSCORED_KINDS, Score, kind_of_unscored
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Alarm",
     "CRITERIA",
     "Annotation",
     "SIMULATED_TYPES",

@@ -92,6 +92,20 @@ def known_rejections(manifest: RunManifest) -> int | None:
     return t.rejections
 
 
+class Alarm(Record):
+    """One validity alarm: a share of the run past the threshold where its numbers would mislead a reader."""
+
+    code: str
+    """Stable name: overruled_share, judge_failure_share, error_share, no_context_share, seed_reuse_share,
+    empty_metric."""
+    message: str
+    """What it means, in one sentence with the counts."""
+    value: float | None = None
+    """The run's share (None for empty_metric)."""
+    threshold: float | None = None
+    """The configured threshold it passed."""
+
+
 class RunProcess(Record):
     """The process that last started or resumed a run: lets a reader tell a live run from one whose process
     died without saying so (see ragdive.store.liveness)."""
@@ -176,3 +190,5 @@ class RunManifest(Record):
     """Who runs it (or ran it last); absent in manifests written before ragdive recorded it."""
     provenance: Provenance | None = None
     """Where an imported run came from; None for runs ragdive made itself."""
+    alarms: list[Alarm] | None = None
+    """Validity alarms computed from the run's files when it was last scored (None: not computed yet)."""

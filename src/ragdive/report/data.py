@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..analysis import RunScores, summarize_run
+from ..analysis import RunScores, alarm_limits, summarize_run, validity_alarms
 from ..analysis.conversations import (
     ALL,
     DEFAULT_THRESHOLD,
@@ -50,9 +50,12 @@ def report_data(
     by_conversation: dict[str, list[Score]] = {}
     for s in scores:
         by_conversation.setdefault(s.conversation_id, []).append(s)
-    summaries = summarize_run(RunScores(name, conversations, scores, kind=manifest.kind))
+    run = RunScores(name, conversations, scores, kind=manifest.kind)
+    summaries = summarize_run(run)
     return {
         "name": name,
+        # computed from the files with the run's own thresholds: the same as the terminal and the manifest say
+        "alarms": [a.model_dump() for a in validity_alarms(run, alarm_limits(manifest.config))],
         "setup": setup(manifest),
         "cost": cost(manifest),
         "summary": [
