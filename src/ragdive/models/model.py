@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..config.models import ModelSpec
+from ..config.models import ROLES, ModelSpec
 from ..errors import ModelError, ModelOutputError, ModelStopped
 from ..records import Usage
 from .base import Completion, GenerateParams, Message, ModelBackend
@@ -165,7 +165,10 @@ class Model:
             attempt += 1
 
     def _check_health(self, error: BaseException) -> None:
-        """A request failed for good: the stop rule counts it (model failures only; a bug is not the model's)."""
+        """A request failed for good: the stop rule counts it (model failures only; a bug is not the model's). A
+        model outside a run's roles (`models check`) has no run to stop: its error is the answer."""
+        if self.role not in ROLES:
+            return
         if isinstance(error, ModelError | TimeoutError) and not isinstance(error, ModelStopped):
             stopped = self.health.failed(error)
             if stopped is not None:
