@@ -5,12 +5,11 @@ Unscored items never enter a mean; they are counted (and their reasons tallied) 
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from ..records import Conversation, Score, kind_of_unscored
 from ..store import RunStore
@@ -77,13 +76,20 @@ def summarize_scores(
     scored = [s for s in items if s.value is not None]
     unscored = [s for s in items if s.value is None]
     values = [float(s.value) for s in scored]  # type: ignore[arg-type]
-    mean = float(np.mean(values)) if values else None
+    mean = exact_mean(values)
     ci = None
     if cluster is not None and values:
         ci = cluster_bootstrap_ci(values, [cluster(s) for s in scored], seed=seed)
     # grouped by the stable kind code, never by free text (every judge failure words itself differently)
     reasons = Counter(kind_of_unscored(s) or "other" for s in unscored)
     return MetricSummary(metric, mean, len(scored), len(unscored), ci, reasons)
+
+
+def exact_mean(values: list[float]) -> float | None:
+    """The mean from an exactly rounded sum (math.fsum): the same scores in any order give the same bits, so a
+    table rule comparing means (a band's `*`, an arrow) cannot flip with the order of a file's lines (after a
+    kill and resume, or a shuffle); np.mean's pairwise sum differs in the last bits with the order."""
+    return math.fsum(values) / len(values) if values else None
 
 
 def by_conversation(score: Score) -> str:

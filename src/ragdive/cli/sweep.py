@@ -65,6 +65,9 @@ def sweep_cmd(
     arrow: str = typer.Option(
         "absolute:0.05", "--arrow", help="Arrow rule: absolute:0.05 (the paper's) or relative:5%."
     ),
+    paper_rounding: bool = typer.Option(
+        False, "--paper-rounding", help="Mark `*` and arrows on values rounded to 2 decimals, as the paper did."
+    ),
     no_cache: bool = NO_CACHE,
     cache_dir: Path | None = CACHE_DIR,
     executor: str = typer.Option("local", "--executor", help="local (this process) or ray (extra `ray`)."),
@@ -73,6 +76,8 @@ def sweep_cmd(
     """Run every cell × repeat (finished runs are skipped on --resume, interrupted ones continued), then print
     Table 2 (baseline repeats), Table 4 (cells vs the baseline band, `*` outside) and, with a static arm,
     Table 5 (dynamic | static, arrows). The sweep directory is printed last."""
+    if paper_rounding:
+        arrow = f"{arrow} rounded"  # the rule's own spelling (ArrowRule.parse)
     if dry_run:
         planned = api.plan_sweep(config, output=output)
         print_plan(planned.plan, planned.calls)

@@ -5,8 +5,8 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ._base import Section
-from .gate import GateRule, parse_gate
 from .alarms import AlarmsConfig
+from .gate import GateRule, parse_gate
 
 RubricInput = Literal["question", "standalone_question", "ground_truth", "answer", "contexts", "conversation"]
 
