@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 
 from ._base import Section
 
@@ -56,8 +56,9 @@ class ModelSpec(Section):
     """Retries on 429, 5xx, timeouts and connection errors."""
     backoff_s: float = Field(default=1.0, ge=0)
     """Wait before the first retry; it doubles each retry (with jitter, capped at 60 s). Retry-After wins."""
-    prices: Prices | None = None
-    """Price per 1M tokens; overrides the built-in table. Without a price, cost is unknown (never 0)."""
+    prices: Prices | None = Field(default=None, validation_alias=AliasChoices("price", "prices"))
+    """``price:`` per 1M tokens (``prices:`` is read too); overrides the price library. Without a price, cost is
+    unknown (never 0), and a cost budget over the model is refused."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Backend-specific options (e.g. n_ctx for llamacpp)."""
     prompt_profile: Literal["base", "chat"] | None = None

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..config.models import ROLES, ModelSpec
-from ..errors import ModelError, ModelOutputError, ModelStopped
+from ..errors import ConfigError, ModelError, ModelOutputError, ModelStopped
 from ..records import Usage
 from .base import Completion, GenerateParams, Message, ModelBackend
 from .cache import cache_key
@@ -23,7 +23,7 @@ from .profiles import PromptProfile, resolve_profile
 from .registry import create_backend
 from .retry import RetryPolicy, is_retryable, retry_after_of
 from .structured import corrective_messages, parse_structured, schema_text
-from .usage import cost_of, price_for
+from .usage import cost_of, price_for, unpriced_under_budget
 
 __all__ = ["Model", "get_model", "parse_structured"]
 
@@ -47,6 +47,10 @@ class Model:
         backend.size_for(self.limiter.max_concurrency)
         self.retry = RetryPolicy(max_retries=self.spec.max_retries, backoff_s=self.spec.backoff_s)
         self.price = price_for(self.spec)
+        if self.role in ROLES and self.price is None:
+            refused = unpriced_under_budget(self.context.budget.config, {self.role: self.spec})
+            if refused:
+                raise ConfigError(refused)
         self.health = self.context.health_for(role, self.spec, getattr(backend, "api_key_env", None))
         """The stop rule of this role's model (health.py), shared by every Model of the role in this run."""
         self._base_params = GenerateParams(**self.spec.params)

@@ -3,46 +3,74 @@
 Cost is only ever computed from a known price. A model without one keeps its token counts and shows cost as
 unknown (None) — never 0, which would read as "free". Cache hits spend nothing and are counted on their own.
 
-Prices are US dollars per 1M tokens. The built-in table covers a few OpenAI models and applies only to the real
-OpenAI endpoint (no ``base_url``): the same model name behind another server may be priced differently. Local
-in-process models (`llamacpp/...`) cost 0. Any model's price can be set in the config:
+Prices are US dollars per 1M tokens, from the maintained price library genai-prices for a provider's own endpoint
+(no ``base_url``: the same model name behind another server may be priced differently). Local in-process models
+(`llamacpp/...`) cost 0. Any model's price can be set in the config, which wins:
 
     models:
       judge:
         model: openai/gpt-4o-mini
-        prices: {input_per_1m: 0.15, output_per_1m: 0.60}
+        price: {input_per_1m: 0.15, output_per_1m: 0.60}
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from ..config.models import BudgetConfig, ModelSpec, Prices
 from ..errors import BudgetExceeded
 from ..records import ModelSpend, Usage
 
-# Published list prices (USD per 1M tokens, standard tier) of a few well-known models; override in the config.
-BUILTIN_PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-3.5-turbo": (0.50, 1.50),
-}
+PRICED_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "google", "mistral": "mistral"}
+"""ragdive's provider (or LiteLLM's, after ``litellm/``) -> the price library's provider id."""
 
 
 def price_for(spec: ModelSpec) -> Prices | None:
-    """The price of a model binding: the config's override, else the built-in table, else unknown (None)."""
+    """The price of a model binding: the config's ``price:`` override, else the maintained price library
+    (genai-prices) for a provider's own endpoint, else unknown (None). A model behind another server
+    (``base_url``) may be priced differently, so it has no price unless the config gives one. Local in-process
+    models (``llamacpp/...``) cost 0."""
     if spec.prices is not None:
         return spec.prices
     provider, _, model = spec.model.partition("/")
     if provider == "llamacpp":
         return Prices(input_per_1m=0.0, output_per_1m=0.0)
-    if provider == "openai" and not spec.base_url and model in BUILTIN_PRICES:
-        inp, out = BUILTIN_PRICES[model]
-        return Prices(input_per_1m=inp, output_per_1m=out)
-    return None
+    if provider == "litellm":
+        provider, _, model = model.partition("/")
+    if spec.base_url or provider not in PRICED_PROVIDERS or not model:
+        return None
+    return _library_price(PRICED_PROVIDERS[provider], model)
+
+
+@functools.cache
+def _library_price(provider: str, model: str) -> Prices | None:
+    try:
+        from genai_prices import Usage as PriceUsage
+        from genai_prices import calc_price
+    except ImportError:  # pragma: no cover - a dependency; without it every price is the config's or unknown
+        return None
+    try:
+        inp = calc_price(PriceUsage(input_tokens=1_000_000, output_tokens=0), model_ref=model, provider_id=provider)
+        out = calc_price(PriceUsage(input_tokens=0, output_tokens=1_000_000), model_ref=model, provider_id=provider)
+    except LookupError:
+        return None
+    return Prices(input_per_1m=float(inp.total_price), output_per_1m=float(out.total_price))
+
+
+def unpriced_under_budget(budget: BudgetConfig, specs: dict[str, ModelSpec]) -> str | None:
+    """One line refusing a cost budget over a model with no price (the budget would silently never stop it),
+    or None."""
+    if budget.max_cost_usd is None:
+        return None
+    missing = [f"models.{role} ({spec.model})" for role, spec in specs.items() if price_for(spec) is None]
+    if not missing:
+        return None
+    return (
+        f"budget.max_cost_usd is set but {', '.join(missing)} {'has' if len(missing) == 1 else 'have'} no known "
+        "price, so the budget could never stop it: give it one (price: {input_per_1m: ..., output_per_1m: ...}) "
+        "or cap tokens with budget.max_tokens"
+    )
 
 
 def cost_of(usage: Usage, price: Prices | None) -> float | None:

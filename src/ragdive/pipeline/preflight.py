@@ -18,6 +18,7 @@ from ..config import ExperimentConfig, ModelSpec, PythonTargetConfig, ReferenceT
 from ..errors import ModelStopped, RagdiveError
 from ..models import GenerateParams, Message, ModelContext, models_for_roles
 from ..models.health import credential_source
+from ..models.usage import unpriced_under_budget
 from ..targets import build_experiment_target
 from ..targets.base import DialogueState
 
@@ -78,6 +79,9 @@ def offline_check(config: ExperimentConfig) -> Preflight:
             found.missing.append(f"models.{role}")
         else:
             found.problems += _key_problems(role, spec)
+    bound = {r: s for r in needed_roles(config) if (s := config.models.for_role(r)) is not None}
+    if refused := unpriced_under_budget(config.budget, bound):
+        found.problems.append(refused)
     return found
 
 
