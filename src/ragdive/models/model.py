@@ -157,7 +157,9 @@ class Model:
             if _throttled(error):
                 self.limiter.throttled(slot)  # the endpoint asks for fewer calls at once: AIMD halves the limit
             retrying = is_retryable(error) and attempt < self.retry.max_retries
-            self.context.ledger.record_fault(self.role, self.name, fault_kind(error), retried=retrying)
+            kind = fault_kind(error)
+            sent = kind != "connection"  # the request reached the model's server (which failed it): a call sent
+            self.context.ledger.record_fault(self.role, self.name, kind, retried=retrying, sent=sent)
             if not is_retryable(error):
                 self._check_health(error)
                 raise error

@@ -23,7 +23,10 @@ class ModelSpend(Record):
     model: str
     """provider/model."""
     calls: int = 0
-    """Calls that reached the model (cache hits excluded)."""
+    """Requests sent to the model: answered, or failed by its server (HTTP error, timeout, unreadable body); a
+    refused connection sent nothing. Cache hits are apart (cached_calls)."""
+    cached_calls: int = 0
+    """Requests the model cache answered: nothing sent, nothing spent."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
@@ -34,6 +37,8 @@ class ModelSpend(Record):
     """Attempts the model layer repeated after a retryable fault."""
     faults: dict[str, int] = Field(default_factory=dict)
     """Failed attempts by kind (http_429, http_503, timeout, connection, unusable_output...), retried or not."""
+    journal_lines: int = 0
+    """Lines of the run's spend.jsonl of this role and model already in this line (see store.spend_journal)."""
 
 
 class ModelLimit(Record):
