@@ -35,8 +35,8 @@ class ModelSpec(Section):
     """Where ``api_key`` came from as configured (``api_key: ${JUDGE_KEY}``): set by the config loader from the
     YAML text, named when the key is refused. Never the key itself."""
     stop_after_failures: int = Field(default=3, ge=1)
-    """Stop the run when this role's model fails this many requests in a row (each after its retries) without
-    one success; a refused credential (HTTP 401/403) stops it at once. The twin of the target's stop rule."""
+    """Stop the run when this role's model fails this many requests (each after its retries) without one success
+    in the session; a refused credential (HTTP 401/403) stops it at once. The twin of the target's stop rule."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Generation parameters forwarded to the backend: temperature, max_tokens, seed..."""
     max_concurrency: int = Field(default=64, ge=1)

@@ -1,6 +1,8 @@
 """The model stop rule, the twin of the target's (ragdive.targets.watch): a role whose model fails
-``stop_after_failures`` requests in a row (each after the model layer's retries) without one success is down,
-not flaky, and a refused credential (HTTP 401/403) will be refused on every call. Either stops the run with one
+``stop_after_failures`` requests (each after the model layer's retries) without one success in the session is
+down, not flaky, and a refused credential (HTTP 401/403) will be refused on every call. A model that answered
+before is not stopped by later failures: with many calls in flight the slow failing ones finish last and would
+look like a streak (measured: 50 % transport faults with hangs stopped a healthy judge under a streak rule). Either stops the run with one
 line naming the role, the model, the HTTP status and where the credential came from as configured, instead of
 failing every remaining conversation (or marking every remaining judge item unscored) one by one.
 
@@ -37,10 +39,12 @@ class ModelHealth:
         self.spec = spec
         self.backend_env = backend_env
         self.in_a_row = 0
+        self.answered = False
         self.stopped: ModelStopped | None = None
 
     def succeeded(self) -> None:
         self.in_a_row = 0
+        self.answered = True
 
     def failed(self, error: BaseException) -> ModelStopped | None:
         if self.stopped is not None:
@@ -48,7 +52,7 @@ class ModelHealth:
         self.in_a_row += 1
         status = getattr(error, "status", None)
         refused = status in AUTH_STATUSES
-        if not refused and self.in_a_row < self.spec.stop_after_failures:
+        if not refused and (self.answered or self.in_a_row < self.spec.stop_after_failures):
             return None
         self.stopped = self._stop(error, status, refused)
         return self.stopped
@@ -58,7 +62,7 @@ class ModelHealth:
         if refused:
             why = f"its credential was refused ({http})"
         else:
-            why = f"it failed {self.in_a_row} requests in a row without one success (last: {http})"
+            why = f"it failed {self.in_a_row} requests without one success (last: {http})"
         credential = credential_source(self.spec, self.backend_env)
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return ModelStopped(
