@@ -2,9 +2,10 @@
 ``stop_after_failures`` requests (each after the model layer's retries) without one success in the session is
 down, not flaky, and a refused credential (HTTP 401/403) will be refused on every call. A model that answered
 before is not stopped by later failures: with many calls in flight the slow failing ones finish last and would
-look like a streak (measured: 50 % transport faults with hangs stopped a healthy judge under a streak rule). Either stops the run with one
-line naming the role, the model, the HTTP status and where the credential came from as configured, instead of
-failing every remaining conversation (or marking every remaining judge item unscored) one by one.
+look like a streak (measured: 50 % transport faults with hangs stopped a healthy judge under a streak rule).
+Either stops the run with one line naming the role, the model, the HTTP status and where the credential came
+from as configured, instead of failing every remaining conversation (or marking every remaining judge item
+unscored) one by one.
 
 Counted per (role, model) over one run's session; requests in flight when the rule trips fail with the same line.
 """
