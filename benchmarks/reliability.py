@@ -179,6 +179,10 @@ class Row:
     """Model requests recorded in the manifest ÷ model requests the stub received."""
     spend_tokens: float | None = None
     """Prompt tokens recorded ÷ prompt tokens of the model requests the stub answered."""
+    unrecorded: int | None = None
+    """Model requests the stub received that the manifest does not count (killed runs)."""
+    in_flight_at_kills: int | None = None
+    """Requests the stub was answering when each kill came, summed: the loss the journal allows."""
     examples: list[str] = field(default_factory=list)
     """The first few scores from a fault, to look at."""
     said: list[str] = field(default_factory=list)
@@ -240,6 +244,7 @@ class Harness:
         self.stub = stub
         self.workdir = workdir
         self.planned = conversations
+        self.in_flight_at_kills = 0
         self.config = workdir / "experiment.yaml"
         self.config.write_text(yaml.safe_dump(experiment(stub.base_url, conversations, turns)), encoding="utf-8")
 
@@ -305,6 +310,7 @@ class Harness:
             time.sleep(rng.uniform(0.5, 4.0))
             if proc.poll() is None:
                 os.kill(proc.pid, signal.SIGKILL)
+                self.in_flight_at_kills += self.stub.in_flight  # asked, and never to be read: the allowed loss
             proc.wait()
         run = only_run(output)
         code = ragdive("run", self.config, *(["--resume", run] if run else ["--output", output]), check=True).returncode
@@ -347,7 +353,10 @@ def measure(
             run, requests, seconds, code = harness.killed_run("killed", kills, random.Random(seed))
             got = Snapshot.read(run, requests)
             row = compare(f"{kills}x kill -9", clean, got, conversations, seconds)
-            rows.append(with_outcome(row, got, Served.read(stub), code))
+            served = Served.read(stub)
+            row.unrecorded = served.model_requests - got.recorded_calls
+            row.in_flight_at_kills = harness.in_flight_at_kills
+            rows.append(with_outcome(row, got, served, code))
         if extra:
             rows += extra_rows(harness, clean, conversations, kills, seed, workdir)
     return rows
@@ -403,6 +412,12 @@ def print_rows(rows: list[Row]) -> None:
             f"{r.requests_per_call:>9.2f}{outcome:>18}{calls + ' / ' + tokens:>18}{r.seconds:>7.1f}"
         )
     print("spend rec/served: model requests, then prompt tokens, recorded in the manifest / served by the stub")
+    for r in rows:
+        if r.unrecorded is not None:
+            print(
+                f"{r.label}: {r.unrecorded} model requests served but not recorded; "
+                f"{r.in_flight_at_kills} requests were in flight at the kills"
+            )
     for r in rows:
         for example in r.examples:
             print(f"  {r.label}: from a fault: {example}")

@@ -14,10 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..config import AlarmsConfig
-from ..records import Alarm, kind_of_unscored
+from ..records import JUDGE_FAILURES, Alarm, kind_of_unscored
 from .summary import RunScores
-
-JUDGE_FAILURES = frozenset({"judge_failed", "judge_unusable"})
 
 
 def alarm_limits(config: dict[str, Any] | None) -> AlarmsConfig:

@@ -29,18 +29,28 @@ class RunScores:
     """The run a replay sent the user messages of (None for other kinds)."""
     config: dict[str, Any] = field(default_factory=dict)
     """The run's stored config (pass thresholds for pass^k are read from it)."""
+    left_out: int = 0
+    """Whole-conversation scores of conversations in error, kept out of every mean (``from_store``)."""
 
     @classmethod
     def from_store(cls, store: RunStore) -> RunScores:
+        """The run's current conversations and scores. A conversation in ``error`` did not finish: its
+        whole-conversation scores (forgetfulness of a cut dialogue) are left out of the means and counted apart;
+        the scores of its answered turns stay."""
         manifest = store.read_manifest()
+        conversations = store.current_conversations()
+        cut = {c.id for c in conversations if c.status == "error"}
+        scores = store.current_scores()
+        kept = [s for s in scores if not (s.turn_index is None and s.conversation_id in cut)]
         return cls(
             name=manifest.name or manifest.run_id,
-            conversations=store.current_conversations(),
-            scores=store.current_scores(),
+            conversations=conversations,
+            scores=kept,
             kind=manifest.kind,
             run_id=manifest.run_id,
             source_run=manifest.source_run,
             config=manifest.config,
+            left_out=len(scores) - len(kept),
         )
 
     @property

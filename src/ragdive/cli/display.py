@@ -321,6 +321,12 @@ def print_summary(run: RunScores, metrics: list[str] | None = None) -> None:
     for s in summaries:
         table.add_row(*_row(s.metric, s))
     _print(table, summaries)
+    if run.left_out:
+        out.print(
+            f"{run.left_out} whole-conversation scores of conversations in error are not in the means "
+            "(those conversations did not finish; --resume redoes them)",
+            markup=False,
+        )
 
 
 def print_grouped(run: RunScores, by: str, metrics: list[str] | None = None) -> None:

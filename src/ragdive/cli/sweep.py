@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from .. import api
+from ..store.completeness import EXIT_INCOMPLETE
 from .display import EXIT_BUDGET, console
 from .options import CACHE_DIR, NO_CACHE
 from .sweep_display import print_plan, print_tables
@@ -113,6 +114,13 @@ def sweep_cmd(
     if result.status == "budget_exceeded":
         console.print(f"a run's budget is spent; raise it and continue with --resume -o {result.sweep_dir}")
         raise typer.Exit(EXIT_BUDGET)
+    if result.status == "incomplete":
+        console.print(
+            "some runs are incomplete (conversations in error or judge failures; see each run's report); "
+            "continue with --resume",
+            markup=False,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
     if result.status != "finished":
         console.print(f"{len(result.errors)} runs did not finish; fix the cause and continue with --resume")
         raise typer.Exit(1)

@@ -24,6 +24,10 @@ class ScoringOutcome:
     metrics: list[str]
     """Score names as written to evaluations.jsonl."""
     result: EvaluationResult
+    status: str = "finished"
+    """The run's status after this scoring, as its session decided it (finished, incomplete with the counts in
+    ``error``, or the unfinished status the run had)."""
+    error: str | None = None
 
 
 async def score_run(
@@ -51,7 +55,8 @@ async def score_run(
     context = hold_context(resources, ModelContext.from_config(settings))
     evaluator = build_evaluator(settings, list(models or []), names, concurrency, resources=resources, context=context)
     # one session: the run is "running" while scored; scoring a run whose simulation did not finish keeps its status
-    result = await RunSession(store, adds_to_run=True).run(
+    session = RunSession(store, adds_to_run=True)
+    result = await session.run(
         lambda: evaluate_store(
             evaluator,
             store,
@@ -61,4 +66,5 @@ async def score_run(
             on_score=on_score,
         )
     )
-    return ScoringOutcome(store, evaluator.score_names, result)
+    assert session.ending is not None
+    return ScoringOutcome(store, evaluator.score_names, result, session.ending.status, session.ending.error)

@@ -30,7 +30,7 @@ from .manifest import (
     Totals,
     known_rejections,
 )
-from .scoring import UNSCORED_KINDS, Score, kind_of_unscored
+from .scoring import JUDGE_FAILURES, UNSCORED_KINDS, Score, kind_of_unscored
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -55,6 +55,7 @@ __all__ = [
     "RunProcess",
     "Score",
     "UNSCORED_KINDS",
+    "JUDGE_FAILURES",
     "kind_of_unscored",
     "known_rejections",
     "SourceFile",

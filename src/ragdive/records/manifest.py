@@ -7,12 +7,13 @@ from pydantic import Field
 
 from ._base import Record, utc_now
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Version of the run-directory format; bump it with a named migration (ragdive.store.migrations) when a reader
 would misread old runs. 2: rejection ids, rejections by category and spend per model. 3: runs of kind "replay"
 (source_run, note): a ragdive of version 2 would refuse their kind with a confusing error instead of the clear
 "upgrade ragdive" one. 4: unknowns as null (totals.rejections, a turn's unanswerable and validator_overruled) and
-scores' unscored_kind: a ragdive of version 3 would refuse a null count with a confusing error."""
+scores' unscored_kind: a ragdive of version 3 would refuse a null count with a confusing error. 5: status
+``incomplete`` (a run that ran to its end without doing its whole job)."""
 
 
 class ModelSpend(Record):
@@ -175,8 +176,11 @@ class RunManifest(Record):
     """Creation time (UTC)."""
     updated: datetime = Field(default_factory=utc_now)
     """Last manifest write (UTC)."""
-    status: Literal["created", "running", "finished", "failed", "interrupted", "budget_exceeded"] = "created"
-    """Where the run got to."""
+    status: Literal["created", "running", "finished", "incomplete", "failed", "interrupted", "budget_exceeded"] = (
+        "created"
+    )
+    """Where the run got to. finished: the whole job done; incomplete: it ran to its end but conversations are in
+    error or items unscored because the judge failed (counts in ``error``; resume / evaluate --retry-failed)."""
     config: dict[str, Any] = Field(default_factory=dict)
     """The resolved config, secrets redacted."""
     models: dict[str, str] = Field(default_factory=dict)

@@ -24,6 +24,10 @@ by them; the free text stays in ``unscored_reason`` for the drill-down. Codes ar
 users' scripts match on them); a new case gets a new code."""
 
 
+JUDGE_FAILURES: Final = frozenset({"judge_failed", "judge_unusable"})
+"""The kinds that are the judge failing (worth --retry-failed), as opposed to nothing to measure."""
+
+
 def kind_of_unscored(score: Score) -> str | None:
     """The kind of an unscored score (None for a scored one); lines written before kinds existed are classified
     from their recorded reason and details, once, here."""
