@@ -47,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from ragdive.store import RunStore
+from ragdive.store import RunStore, read_journal
 from ragdive.testing import FaultRates, StubProcess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -84,7 +84,7 @@ def ragdive(*args: str | Path, check: bool = False) -> subprocess.CompletedProce
     done = subprocess.run(
         [sys.executable, "-m", "ragdive", *map(str, args)], capture_output=True, text=True, env=env, check=False
     )
-    if check and done.returncode not in (0, 1):
+    if check and done.returncode not in (0, 1, 4):  # 4: incomplete (conversations in error, judge failures)
         raise RuntimeError(f"ragdive {' '.join(map(str, args))} exited {done.returncode}: {done.stderr[-2000:]}")
     return done
 
@@ -151,6 +151,11 @@ class Served:
     requests: int = 0
     model_requests: int = 0
     model_prompt_tokens: int = 0
+    model_times: list[float] = field(default_factory=list)
+    """When each model request arrived (the stub's monotonic clock, shared by every process on the machine)."""
+
+    def received_near(self, kills: list[float], window: float) -> int:
+        return sum(1 for at in self.model_times for k in kills if k - window <= at <= k)
 
     @classmethod
     def read(cls, stub: StubProcess) -> Served:
@@ -158,7 +163,7 @@ class Served:
         models = [r for r in got if r.body.get("response_format")]
         answered = [r for r in models if r.fault.kind not in ("status", "hang", "garbage", "reset")]  # with usage
         tokens = sum(len(str(m.get("content", "")).split()) for r in answered for m in r.body.get("messages", []))
-        return cls(len(got), len(models), tokens)
+        return cls(len(got), len(models), tokens, [r.at for r in models])
 
 
 @dataclass
@@ -179,10 +184,15 @@ class Row:
     """Model requests recorded in the manifest ÷ model requests the stub received."""
     spend_tokens: float | None = None
     """Prompt tokens recorded ÷ prompt tokens of the model requests the stub answered."""
+    recorded_calls: int | None = None
+    """Model requests the manifest counts."""
     unrecorded: int | None = None
     """Model requests the stub received that the manifest does not count (killed runs)."""
+    journaled: int | None = None
+    """Model requests in the run's spend.jsonl: what the manifest must equal after the resumes."""
     in_flight_at_kills: int | None = None
-    """Requests the stub was answering when each kill came, summed: the loss the journal allows."""
+    """Model requests the stub received in the IN_FLIGHT_S before a kill, summed: those a killed process may have
+    sent and never read the answer of (the loss the journal allows)."""
     examples: list[str] = field(default_factory=list)
     """The first few scores from a fault, to look at."""
     said: list[str] = field(default_factory=list)
@@ -232,8 +242,17 @@ def compare(label: str, clean: Snapshot, got: Snapshot, planned: int, seconds: f
     return row
 
 
+IN_FLIGHT_S = 0.5
+"""A request that reached the stub this long before a kill may still have been unread by the killed process."""
+
+
+def journaled_calls(run: Path) -> int:
+    return sum(line.calls for lines in read_journal(run).values() for line in lines)
+
+
 def with_outcome(row: Row, got: Snapshot, served: Served, exit_code: int) -> Row:
     row.exit_code = exit_code
+    row.recorded_calls = got.recorded_calls
     row.spend_calls = got.recorded_calls / served.model_requests if served.model_requests else None
     row.spend_tokens = got.recorded_prompt_tokens / served.model_prompt_tokens if served.model_prompt_tokens else None
     return row
@@ -244,7 +263,7 @@ class Harness:
         self.stub = stub
         self.workdir = workdir
         self.planned = conversations
-        self.in_flight_at_kills = 0
+        self.kills: list[float] = []
         self.config = workdir / "experiment.yaml"
         self.config.write_text(yaml.safe_dump(experiment(stub.base_url, conversations, turns)), encoding="utf-8")
 
@@ -310,7 +329,7 @@ class Harness:
             time.sleep(rng.uniform(0.5, 4.0))
             if proc.poll() is None:
                 os.kill(proc.pid, signal.SIGKILL)
-                self.in_flight_at_kills += self.stub.in_flight  # asked, and never to be read: the allowed loss
+                self.kills.append(time.monotonic())  # the stub stamps requests with the same (system) clock
             proc.wait()
         run = only_run(output)
         code = ragdive("run", self.config, *(["--resume", run] if run else ["--output", output]), check=True).returncode
@@ -355,7 +374,8 @@ def measure(
             row = compare(f"{kills}x kill -9", clean, got, conversations, seconds)
             served = Served.read(stub)
             row.unrecorded = served.model_requests - got.recorded_calls
-            row.in_flight_at_kills = harness.in_flight_at_kills
+            row.journaled = journaled_calls(run)
+            row.in_flight_at_kills = served.received_near(harness.kills, IN_FLIGHT_S)
             rows.append(with_outcome(row, got, served, code))
         if extra:
             rows += extra_rows(harness, clean, conversations, kills, seed, workdir)
@@ -415,8 +435,9 @@ def print_rows(rows: list[Row]) -> None:
     for r in rows:
         if r.unrecorded is not None:
             print(
-                f"{r.label}: {r.unrecorded} model requests served but not recorded; "
-                f"{r.in_flight_at_kills} requests were in flight at the kills"
+                f"{r.label}: {r.unrecorded} model requests served but not recorded (manifest {r.recorded_calls}, "
+                f"spend.jsonl {r.journaled}); {r.in_flight_at_kills} reached the stub within {IN_FLIGHT_S} s "
+                "before a kill"
             )
     for r in rows:
         for example in r.examples:

@@ -63,5 +63,8 @@ def test_ten_kills_lose_no_spend_but_the_calls_in_flight(tmp_path: Path) -> None
     clean, killed = harness.measure(conversations=6, turns=3, rates=[], kills=10, seed=7, keep=tmp_path, extra=False)
     assert (clean.status, clean.exit_code, clean.spend_calls, clean.spend_tokens) == ("finished", 0, 1.0, 1.0)
     assert killed.status == "finished" and killed.exit_code == 0
+    # everything counted is in the manifest (the journal's lines recovered after each kill), and what the stub
+    # served beyond it is no more than what reached it just before a kill
+    assert killed.recorded_calls == killed.journaled
     assert killed.unrecorded is not None and 0 <= killed.unrecorded <= killed.in_flight_at_kills
     assert killed.spend_calls is not None and killed.spend_calls <= 1.0
