@@ -14,6 +14,7 @@ from ..models import ModelContext
 from ..records import Score
 from ..store import RunStore, writer_lock
 from ..store.session import RunSession
+from .alarms import alarm_fields
 from .building import build_evaluator, hold_context, parse_metrics, settings_from_manifest
 from .experiment import evaluate_store
 
@@ -55,7 +56,8 @@ async def score_run(
     context = hold_context(resources, ModelContext.from_config(settings))
     evaluator = build_evaluator(settings, list(models or []), names, concurrency, resources=resources, context=context)
     # one session: the run is "running" while scored; scoring a run whose simulation did not finish keeps its status
-    session = RunSession(store, adds_to_run=True)
+    limits = config.evaluation.alarms if config is not None else None  # else the run's own thresholds
+    session = RunSession(store, adds_to_run=True, final_fields=lambda: alarm_fields(store, limits))
     result = await session.run(
         lambda: evaluate_store(
             evaluator,

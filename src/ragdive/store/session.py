@@ -20,7 +20,7 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..errors import BudgetExceeded, RagdiveError
 from ..records import ModelLimit, ModelSpend, RunManifest
@@ -104,12 +104,15 @@ class RunSession:
         spend: Callable[[], Iterable[ModelSpend]] | None = None,
         limits: Callable[[], Iterable[ModelLimit]] | None = None,
         adds_to_run: bool = False,
+        final_fields: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         self.store = store
         self.recorder = recorder or RunRecorder(store)
         self._spend = spend
         self._limits = limits
         self._adds_to_run = adds_to_run
+        self._final_fields = final_fields
+        """More manifest fields for the final write of a run that ran to its end (its validity alarms)."""
         self.before: RunManifest | None = None
         self._release: Callable[[], None] | None = None
         self.ending: Ending | None = None
@@ -144,9 +147,11 @@ class RunSession:
         gaps = functools.partial(completeness, self.store)  # read only when the work finished
         ending = decide_ending(outcome, raised, self.before if self._adds_to_run else None, gaps)
         self.ending = ending
+        ran = ending.status in ("finished", "incomplete") and self._final_fields is not None
         try:
+            fields = self._final_fields() if ran and self._final_fields is not None else {}
             self.manifest = self.recorder.finish(
-                ending.status, ending.error, spend=self._spend_now(), limits=self._limits_now()
+                ending.status, ending.error, spend=self._spend_now(), limits=self._limits_now(), **fields
             )
         finally:
             if self._release is not None:
