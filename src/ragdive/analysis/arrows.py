@@ -8,11 +8,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import ConfigError
-from .compare import ARROW_THRESHOLD
+from .compare import ARROW_THRESHOLD, TOLERANCE
 
 _RULE = re.compile(r"^(absolute|relative):([0-9]*\.?[0-9]+)(%?)$")
-TOLERANCE = 1e-9
-"""0.97 -> 0.92 is a change of 0.05 to a reader, 0.0499999... to floating point (as in compare.arrow_for)."""
 
 
 PAPER_DECIMALS = 2

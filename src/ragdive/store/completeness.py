@@ -54,7 +54,9 @@ def completeness(store: RunStore) -> Completeness:
     scores = store.current_scores()
     return Completeness(
         conversations=len(conversations),
-        in_error=sum(c.status == "error" for c in conversations),
+        # a static question the target failed is marked error on its conversation too: that is the target's
+        # answer (as a dynamic conversation the target failed ends early), not work the run left undone
+        in_error=sum(c.status == "error" and not any(t.error for t in c.turns) for c in conversations),
         items=len(scores),
         judge_failed=sum(kind_of_unscored(s) in JUDGE_FAILURES for s in scores),
     )
