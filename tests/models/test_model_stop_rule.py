@@ -39,7 +39,7 @@ def test_a_refused_judge_key_stops_the_run_naming_role_model_status_and_credenti
     err = capsys.readouterr().err
     assert code != 0
     assert "judge model openai/stub-judge stopped the run" in err and "HTTP 401" in err
-    assert "api_key: ${JUDGE_KEY}" in err and "OPENAI_API_KEY" not in err
+    assert "credential: ${JUDGE_KEY} (api_key in the model's config)" in err and "OPENAI_API_KEY" not in err
     assert "wrong-key" not in err  # the source, never the key
     assert requests == 1  # refused once is refused: no other item asked
     assert not any(s.scored is False and "401" in (s.unscored_reason or "") for s in store.scores().records)

@@ -74,7 +74,7 @@ def test_a_refused_judge_key_fails_the_run_with_one_line(
     err = capsys.readouterr().err
     (line,) = [x for x in err.splitlines() if x.startswith("error:")]
     assert "the judge model openai/stub-model stopped the run" in line and "HTTP 401" in line
-    assert "credential: api_key: ${JUDGE_KEY}" in line and "wrong-key" not in err
+    assert "credential: ${JUDGE_KEY} (api_key in the model's config)" in line and "wrong-key" not in err
     manifest = the_run(tmp_path).read_manifest()
     assert manifest.status == "failed" and "judge model" in (manifest.error or "")
     # refused once is refused: no call after the first 401 (only those already in flight beside it)

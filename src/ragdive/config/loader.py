@@ -29,8 +29,8 @@ def interpolate_env(value: Any, environ: Mapping[str, str] | None = None, path: 
     if isinstance(value, dict):
         out = {k: interpolate_env(v, env, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
         key = value.get("api_key")
-        if isinstance(key, str) and _ENV.search(key) and "api_key_from" not in value and _is_model_spec(path):
-            out["api_key_from"] = f"api_key: {key}"  # the ${VAR} as written, named if the key is refused
+        if isinstance(key, str) and _ENV.search(key) and "api_key_from_env" not in value and _is_model_spec(path):
+            out["api_key_from_env"] = key  # the ${VAR} as written (never its value), named if the key is refused
         return out
     if isinstance(value, list):
         return [interpolate_env(v, env, f"{path}[{i}]") for i, v in enumerate(value)]
@@ -51,7 +51,7 @@ def interpolate_env(value: Any, environ: Mapping[str, str] | None = None, path: 
 
 
 def _is_model_spec(path: str) -> bool:
-    """``models.judge`` (also inside a sweep's base or axes): a model binding, the one section with api_key_from."""
+    """``models.judge`` (also inside a sweep's base or axes): a model binding, the one section with api_key_from_env."""
     parts = path.split(".")
     return (
         len(parts) >= 2 and parts[-2] == "models" and parts[-1] in {"default", "user", "validator", "judge", "target"}

@@ -31,9 +31,9 @@ class ModelSpec(Section):
     """API key; prefer ${ENV_VAR} interpolation. Never written to disk."""
     api_key_env: str | None = None
     """Environment variable that holds the key (named in 401 errors)."""
-    api_key_from: str | None = None
-    """Where ``api_key`` came from as configured (``api_key: ${JUDGE_KEY}``): set by the config loader from the
-    YAML text, named when the key is refused. Never the key itself."""
+    api_key_from_env: str | None = None
+    """The ``${VAR}`` that ``api_key`` was written as (``api_key: ${JUDGE_KEY}``), set by the config loader from
+    the YAML text and named when the key is refused. Never the key itself."""
     stop_after_failures: int = Field(default=3, ge=1)
     """Stop the run when this role's model fails this many requests (each after its retries) without one success
     in the session; a refused credential (HTTP 401/403) stops it at once. The twin of the target's stop rule."""

@@ -20,8 +20,8 @@ AUTH_STATUSES = frozenset({401, 403})
 
 def credential_source(spec: ModelSpec, backend_env: str | None) -> str:
     """Where the key came from, as the user configured it: never a guessed variable, never the key."""
-    if spec.api_key_from:
-        return spec.api_key_from
+    if spec.api_key_from_env:  # worded so no "api_key: value" reads as a secret to mask
+        return f"{spec.api_key_from_env} (api_key in the model's config)"
     if spec.api_key:
         return "api_key in the model's config"
     if spec.api_key_env:
