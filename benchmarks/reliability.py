@@ -21,6 +21,12 @@ all with the same fault rates. What it prints per row:
 - unscored by reason: judge failures and metric-level "nothing to measure" reasons, after --retry-failed.
 - req/call: HTTP requests the stub received ÷ logical calls the run recorded (model calls in the manifest's
   spend + target turns): the price of the retries.
+- outcome: the run's final status and the exit code of the last command (a run that did not do its job never
+  looks finished: incomplete, with its own exit code, when conversations stayed in error or items unscored).
+- spend rec/served: model requests in the manifest's spend (calls: requests sent) ÷ model requests the stub
+  received (those with a response schema; the target's have none), and the same for prompt tokens (over the
+  requests the stub answered with a usage block). After kill -9s it is below 1 by at most the calls in flight
+  at each kill.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from ragdive.store import RunStore
+from ragdive.store import RunStore, read_journal
 from ragdive.testing import FaultRates, StubProcess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -78,7 +84,7 @@ def ragdive(*args: str | Path, check: bool = False) -> subprocess.CompletedProce
     done = subprocess.run(
         [sys.executable, "-m", "ragdive", *map(str, args)], capture_output=True, text=True, env=env, check=False
     )
-    if check and done.returncode not in (0, 1):
+    if check and done.returncode not in (0, 1, 4):  # 4: incomplete (conversations in error, judge failures)
         raise RuntimeError(f"ragdive {' '.join(map(str, args))} exited {done.returncode}: {done.stderr[-2000:]}")
     return done
 
@@ -99,6 +105,9 @@ class Snapshot:
     logical_calls: int
     requests: int = 0
     unscored: Counter[str] = field(default_factory=Counter)
+    status: str = ""
+    recorded_calls: int = 0
+    recorded_prompt_tokens: int = 0
 
     @classmethod
     def read(cls, run: Path, requests: int = 0) -> Snapshot:
@@ -117,10 +126,44 @@ class Snapshot:
             if not s.scored:
                 why = "judge failed" if s.details.get("judge_failed") else (s.unscored_reason or "")[:48]
                 unscored[why] += 1
-        spend = store.read_manifest().totals.spend
+        manifest = store.read_manifest()
+        spend = manifest.totals.spend
         model_calls = sum(m.calls for m in spend)
         target_turns = sum(len(c.turns) for c in current.values())
-        return cls(current, lines, scores, score_lines, model_calls + target_turns, requests, unscored)
+        return cls(
+            current,
+            lines,
+            scores,
+            score_lines,
+            model_calls + target_turns,
+            requests,
+            unscored,
+            status=manifest.status,
+            recorded_calls=model_calls,
+            recorded_prompt_tokens=sum(m.prompt_tokens for m in spend),
+        )
+
+
+@dataclass
+class Served:
+    """What the stub served the run's models (the target's requests, which carry no schema, left out)."""
+
+    requests: int = 0
+    model_requests: int = 0
+    model_prompt_tokens: int = 0
+    model_times: list[float] = field(default_factory=list)
+    """When each model request arrived (the stub's monotonic clock, shared by every process on the machine)."""
+
+    def received_near(self, kills: list[float], window: float) -> int:
+        return sum(1 for at in self.model_times for k in kills if k - window <= at <= k)
+
+    @classmethod
+    def read(cls, stub: StubProcess) -> Served:
+        got = stub.requests
+        models = [r for r in got if r.body.get("response_format")]
+        answered = [r for r in models if r.fault.kind not in ("status", "hang", "garbage", "reset")]  # with usage
+        tokens = sum(len(str(m.get("content", "")).split()) for r in answered for m in r.body.get("messages", []))
+        return cls(len(got), len(models), tokens, [r.at for r in models])
 
 
 @dataclass
@@ -135,6 +178,21 @@ class Row:
     unscored: Counter[str] = field(default_factory=Counter)
     requests_per_call: float = 0.0
     seconds: float = 0.0
+    status: str = ""
+    exit_code: int | None = None
+    spend_calls: float | None = None
+    """Model requests recorded in the manifest ÷ model requests the stub received."""
+    spend_tokens: float | None = None
+    """Prompt tokens recorded ÷ prompt tokens of the model requests the stub answered."""
+    recorded_calls: int | None = None
+    """Model requests the manifest counts."""
+    unrecorded: int | None = None
+    """Model requests the stub received that the manifest does not count (killed runs)."""
+    journaled: int | None = None
+    """Model requests in the run's spend.jsonl: what the manifest must equal after the resumes."""
+    in_flight_at_kills: int | None = None
+    """Model requests the stub received in the IN_FLIGHT_S before a kill, summed: those a killed process may have
+    sent and never read the answer of (the loss the journal allows)."""
     examples: list[str] = field(default_factory=list)
     """The first few scores from a fault, to look at."""
     said: list[str] = field(default_factory=list)
@@ -180,6 +238,23 @@ def compare(label: str, clean: Snapshot, got: Snapshot, planned: int, seconds: f
                 row.examples.append(f"{key}: {score.value} (without faults: {was}; {score.reason[:120]})")
     row.unscored = got.unscored
     row.requests_per_call = got.requests / got.logical_calls if got.logical_calls else 0.0
+    row.status = got.status
+    return row
+
+
+IN_FLIGHT_S = 0.5
+"""A request that reached the stub this long before a kill may still have been unread by the killed process."""
+
+
+def journaled_calls(run: Path) -> int:
+    return sum(line.calls for lines in read_journal(run).values() for line in lines)
+
+
+def with_outcome(row: Row, got: Snapshot, served: Served, exit_code: int) -> Row:
+    row.exit_code = exit_code
+    row.recorded_calls = got.recorded_calls
+    row.spend_calls = got.recorded_calls / served.model_requests if served.model_requests else None
+    row.spend_tokens = got.recorded_prompt_tokens / served.model_prompt_tokens if served.model_prompt_tokens else None
     return row
 
 
@@ -188,25 +263,27 @@ class Harness:
         self.stub = stub
         self.workdir = workdir
         self.planned = conversations
+        self.kills: list[float] = []
         self.config = workdir / "experiment.yaml"
         self.config.write_text(yaml.safe_dump(experiment(stub.base_url, conversations, turns)), encoding="utf-8")
 
-    def faulted_run(self, label: str, rates: FaultRates | None) -> tuple[Path, int, float]:
+    def faulted_run(self, label: str, rates: FaultRates | None) -> tuple[Path, int, float, int]:
         """One run at these fault rates: first pass, a --resume if a conversation failed, --retry-failed if the
-        judge failed; the same rates throughout. Returns the run, the stub's request count and the seconds."""
+        judge failed; the same rates throughout. Returns the run, the stub's request count, the seconds and the
+        exit code of the last command."""
         self.stub.reset()
         self.stub.chaos(rates)
         began = time.perf_counter()
         output = self.workdir / label
-        ragdive("run", self.config, "--output", output, check=True)
+        code = ragdive("run", self.config, "--output", output, check=True).returncode
         run = only_run(output)
         if run is None:
             raise RuntimeError(f"{label}: no run directory in {output}")
         if any(c.status == "error" for c in RunStore.open(run).current_conversations()):
-            ragdive("run", self.config, "--resume", run, check=True)
+            code = ragdive("run", self.config, "--resume", run, check=True).returncode
         if any(s.details.get("judge_failed") for s in RunStore.open(run).current_scores()):
-            ragdive("evaluate", run, "--config", self.config, "--retry-failed", check=True)
-        return run, self.stub.request_count, time.perf_counter() - began
+            code = ragdive("evaluate", run, "--config", self.config, "--retry-failed", check=True).returncode
+        return run, self.stub.request_count, time.perf_counter() - began, code
 
     def partly(self, label: str) -> Path:
         """A run killed with SIGKILL once its first conversation is on disk (the rest still to do)."""
@@ -233,7 +310,7 @@ class Harness:
 
     def killed_run(
         self, label: str, kills: int, rng: random.Random, rates: FaultRates | None = None
-    ) -> tuple[Path, int, float]:
+    ) -> tuple[Path, int, float, int]:
         """A run killed with SIGKILL at random moments ``kills`` times, resumed after each, then finished."""
         self.stub.reset()
         self.stub.chaos(rates)
@@ -252,12 +329,13 @@ class Harness:
             time.sleep(rng.uniform(0.5, 4.0))
             if proc.poll() is None:
                 os.kill(proc.pid, signal.SIGKILL)
+                self.kills.append(time.monotonic())  # the stub stamps requests with the same (system) clock
             proc.wait()
         run = only_run(output)
-        ragdive("run", self.config, *(["--resume", run] if run else ["--output", output]), check=True)
+        code = ragdive("run", self.config, *(["--resume", run] if run else ["--output", output]), check=True).returncode
         run = only_run(output)
         assert run is not None
-        return run, self.stub.request_count, time.perf_counter() - began
+        return run, self.stub.request_count, time.perf_counter() - began, code
 
 
 def measure(
@@ -277,19 +355,28 @@ def measure(
         workdir = Path(tmp) if keep is None else keep
         workdir.mkdir(parents=True, exist_ok=True)
         harness = Harness(stub, workdir, conversations, turns)
-        run, requests, seconds = harness.faulted_run("clean", None)
+        run, requests, seconds, code = harness.faulted_run("clean", None)
         clean = Snapshot.read(run, requests)
-        rows.append(compare("no faults", clean, clean, conversations, seconds))
+        rows.append(
+            with_outcome(compare("no faults", clean, clean, conversations, seconds), clean, Served.read(stub), code)
+        )
         for family in ("transport", "content"):
             for rate in (r for r in rates if r > 0):
                 rates_ = FaultRates(**{family: rate}, seed=seed, hang_s=3.0)  # type: ignore[arg-type]
                 label = f"{family}-{rate:g}"
-                run, requests, seconds = harness.faulted_run(label, rates_)
-                rows.append(compare(f"{family} {rate:g}", clean, Snapshot.read(run, requests), conversations, seconds))
+                run, requests, seconds, code = harness.faulted_run(label, rates_)
+                got = Snapshot.read(run, requests)
+                row = compare(f"{family} {rate:g}", clean, got, conversations, seconds)
+                rows.append(with_outcome(row, got, Served.read(stub), code))
         if kills:
-            run, requests, seconds = harness.killed_run("killed", kills, random.Random(seed))
+            run, requests, seconds, code = harness.killed_run("killed", kills, random.Random(seed))
             got = Snapshot.read(run, requests)
-            rows.append(compare(f"{kills}x kill -9", clean, got, conversations, seconds))
+            row = compare(f"{kills}x kill -9", clean, got, conversations, seconds)
+            served = Served.read(stub)
+            row.unrecorded = served.model_requests - got.recorded_calls
+            row.journaled = journaled_calls(run)
+            row.in_flight_at_kills = served.received_near(harness.kills, IN_FLIGHT_S)
+            rows.append(with_outcome(row, got, served, code))
         if extra:
             rows += extra_rows(harness, clean, conversations, kills, seed, workdir)
     return rows
@@ -317,7 +404,7 @@ def extra_rows(harness: Harness, clean: Snapshot, planned: int, kills: int, seed
             rows[-1].said = said
     if kills:
         rates = FaultRates(transport=0.2, seed=seed, hang_s=3.0)
-        run, requests, seconds = harness.killed_run("killed-faults", max(2, kills // 2), random.Random(seed), rates)
+        run, requests, seconds, _ = harness.killed_run("killed-faults", max(2, kills // 2), random.Random(seed), rates)
         label = f"{max(2, kills // 2)}x kill, tr 0.2"
         rows.append(compare(label, clean, Snapshot.read(run, requests), planned, seconds))
     outputs, leaks, where = more.secrets_grep(harness, workdir)
@@ -331,16 +418,27 @@ def extra_rows(harness: Harness, clean: Snapshot, planned: int, kills: int, seed
 def print_rows(rows: list[Row]) -> None:
     head = (
         f"{'faults':<16}{'lost c/t/s':>12}{'dup c/s':>9}{'from fault':>11}{'target changed':>15}{'errors':>7}"
-        f"{'ended early':>12}{'req/call':>9}{'s':>7}"
+        f"{'ended early':>12}{'req/call':>9}{'outcome':>18}{'spend rec/served':>18}{'s':>7}"
     )
     print(head)
     for r in rows:
         lost = "/".join(str(v) for v in r.lost.values())
         dup = "/".join(str(v) for v in r.duplicated.values())
+        outcome = f"{r.status} (exit {r.exit_code})"
+        calls = "-" if r.spend_calls is None else f"{r.spend_calls:.3f}"
+        tokens = "-" if r.spend_tokens is None else f"{r.spend_tokens:.3f}"
         print(
             f"{r.label:<16}{lost:>12}{dup:>9}{r.from_fault:>11}{r.target_changed:>15}{r.errors:>7}{r.ended_early:>12}"
-            f"{r.requests_per_call:>9.2f}{r.seconds:>7.1f}"
+            f"{r.requests_per_call:>9.2f}{outcome:>18}{calls + ' / ' + tokens:>18}{r.seconds:>7.1f}"
         )
+    print("spend rec/served: model requests, then prompt tokens, recorded in the manifest / served by the stub")
+    for r in rows:
+        if r.unrecorded is not None:
+            print(
+                f"{r.label}: {r.unrecorded} model requests served but not recorded (manifest {r.recorded_calls}, "
+                f"spend.jsonl {r.journaled}); {r.in_flight_at_kills} reached the stub within {IN_FLIGHT_S} s "
+                "before a kill"
+            )
     for r in rows:
         for example in r.examples:
             print(f"  {r.label}: from a fault: {example}")

@@ -52,3 +52,19 @@ def test_two_resumes_a_full_disk_read_only_kills_under_faults_and_secrets(tmp_pa
         assert "(ENOSPC)" in rows["disk full"].said[0] and rows["disk full"].said[1] == "resumed: exit 0"
         assert "(EROFS)" in rows["read-only"].said[0] and rows["read-only"].said[1] == "writable: exit 0"
     assert rows["secrets grep"].said[0].endswith(", 0 with the secret"), rows["secrets grep"].said
+
+
+@pytest.mark.slow
+def test_ten_kills_lose_no_spend_but_the_calls_in_flight(tmp_path: Path) -> None:
+    """Spend is durable (issue 24): after 10 kill -9s across simulation and scoring, the manifest's model requests
+    and prompt tokens equal what the stub served, minus at most the requests it was answering at each kill; a run
+    without kills records exactly what was served. Each row also says how the run ended."""
+    harness = load_harness()
+    clean, killed = harness.measure(conversations=6, turns=3, rates=[], kills=10, seed=7, keep=tmp_path, extra=False)
+    assert (clean.status, clean.exit_code, clean.spend_calls, clean.spend_tokens) == ("finished", 0, 1.0, 1.0)
+    assert killed.status == "finished" and killed.exit_code == 0
+    # everything counted is in the manifest (the journal's lines recovered after each kill), and what the stub
+    # served beyond it is no more than what reached it just before a kill
+    assert killed.recorded_calls == killed.journaled
+    assert killed.unrecorded is not None and 0 <= killed.unrecorded <= killed.in_flight_at_kills
+    assert killed.spend_calls is not None and killed.spend_calls <= 1.0

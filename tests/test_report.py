@@ -85,7 +85,7 @@ def test_report_data_holds_the_run(tmp_path: Path) -> None:
     assert [c["persona"] for c in data["conversations"]] == ["curious", "precise", "curious"]
     summary = {s["metric"]: s for s in data["summary"]}
     assert summary["correctness"]["n_unscored"] == 1
-    assert summary["correctness"]["unscored_reasons"] == {"judge failed": 1}
+    assert summary["correctness"]["unscored_reasons"] == {"judge_failed": 1}
     assert ("seed", "7") in data["setup"] and ("corpus", "corpus/docs") in data["setup"]
     assert data["conversations"][0]["has_unscored"] and not data["conversations"][1]["has_unscored"]
 

@@ -94,7 +94,14 @@ class ModelOutputError(ModelError):
         self.usage = usage
 
 
-class ModelCrashed(ModelError):
+class ModelStopped(ModelError):
+    """A role's model cannot answer at all (its process died, its credential was refused, or it failed
+    ``stop_after_failures`` times in a row without one success): every further call would fail the same way, so
+    this stops the run (status ``failed``, one line naming role, model, status and credential) instead of failing
+    every remaining conversation or judge item one by one."""
+
+
+class ModelCrashed(ModelStopped):
     """The model's process died (a native crash in a local model's worker). Every further call would die the
     same way, so this stops the run (status ``failed``) instead of failing one conversation or judge item."""
 
@@ -117,4 +124,9 @@ class TargetError(RagdiveError):
 
 
 class JudgeError(RagdiveError):
-    """A judge could not produce a score; metrics record it as unscored with this reason."""
+    """A judge could not produce a score; metrics record it as unscored with this reason and ``kind``
+    (judge_failed: the call failed; judge_unusable: it answered in the wrong shape or impossibly)."""
+
+    def __init__(self, message: str, *, kind: str = "judge_failed") -> None:
+        super().__init__(message)
+        self.kind = kind

@@ -53,7 +53,8 @@ def test_evaluate_over_http_with_faults(tmp_path: Path, capsys: pytest.CaptureFi
             "evaluation:\n  concurrency: 1\ncache:\n  enabled: false\n",
             encoding="utf-8",
         )
-        assert main(["evaluate", str(store.path), "--config", str(config)]) == 0
+        # the 400 leaves one item unscored because the judge failed: the run is incomplete (exit 4), not finished
+        assert main(["evaluate", str(store.path), "--config", str(config)]) == 4
         requests = server.request_count
     out = capsys.readouterr().out
     scores = store.scores().records
@@ -67,3 +68,5 @@ def test_evaluate_over_http_with_faults(tmp_path: Path, capsys: pytest.CaptureFi
     manifest = store.read_manifest()
     assert manifest.totals.unscored == 1 and manifest.totals.prompt_tokens > 0
     assert "(1 unscored)" in out
+    assert "1 of 20 items unscored because the judge failed" in out and "--retry-failed" in out
+    assert manifest.status == "incomplete"

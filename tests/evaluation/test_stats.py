@@ -29,7 +29,7 @@ def score(cid: str, metric: str, value: float | None, turn: int | None = 0) -> S
 def test_unscored_items_never_enter_the_mean() -> None:
     s = summarize_scores("m", [score("a", "m", 1.0), score("b", "m", 0.5), score("c", "m", None)])
     assert s.mean == 0.75 and s.n_scored == 2 and s.n_unscored == 1
-    assert s.unscored_reasons == {"judge failed: x": 1}
+    assert s.unscored_reasons == {"judge_failed": 1}  # grouped by kind, never by free text
     none = summarize_scores("m", [score("c", "m", None)])
     assert none.mean is None and none.n_unscored == 1
 

@@ -152,7 +152,8 @@ async def test_faults_and_retries_are_counted_by_kind_and_reach_the_manifest(tmp
     backend = ScriptedModel().enqueue(transient(503), transient(503), ConnectionResetError("reset"), "fine")
     await Model(backend, spec=fast_spec(), role="judge", context=context).generate(MSGS)
     (line,) = context.ledger.spend()
-    assert line.calls == 1 and line.retries == 3 and line.faults == {"http_503": 2, "connection": 1}
+    # calls are requests sent: two 503s and the answer (the reset connection sent nothing)
+    assert line.calls == 3 and line.retries == 3 and line.faults == {"http_503": 2, "connection": 1}
 
     failing = ScriptedModel("scripted/down").enqueue(*(transient(500) for _ in range(3)))
     with pytest.raises(ModelError, match="gave up after 3 attempts"):
@@ -161,5 +162,6 @@ async def test_faults_and_retries_are_counted_by_kind_and_reach_the_manifest(tmp
     store = RunStore.create(tmp_path)
     RunRecorder(store).record(spend=context.ledger.spend())
     spend = {s.role: s for s in store.read_manifest().totals.spend}
-    assert spend["user"].calls == 0 and spend["user"].faults == {"http_500": 3} and spend["user"].retries == 2
+    assert spend["user"].calls == 3 and spend["user"].faults == {"http_500": 3} and spend["user"].retries == 2
+    assert spend["user"].prompt_tokens == 0  # sent and failed: counted, never paid for
     assert spend["judge"].faults == {"http_503": 2, "connection": 1}

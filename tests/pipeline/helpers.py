@@ -22,8 +22,9 @@ def accept(messages: list[Message]) -> dict[str, Any]:
 async def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
     """The rule judge of the evaluation tests; slow when PIPETEST_SLOW_JUDGE is set (to interrupt it). The wait
     is awaited, like a real model call: a blocking one would let every queued call finish in one loop step."""
-    if os.environ.get("PIPETEST_SLOW_JUDGE"):
-        await asyncio.sleep(0.15)
+    slow = os.environ.get("PIPETEST_SLOW_JUDGE")
+    if slow:
+        await asyncio.sleep(0.15 if slow == "1" else float(slow))  # "1": 0.15 s; else seconds per call
     return rule_judge(messages, schema)
 
 

@@ -208,7 +208,9 @@ def test_a_sweep_killed_again_and_again_resumes_to_the_same_result(tmp_path: Pat
     every run, conversation and score is there exactly once, and the tables equal an uninterrupted sweep's."""
     path, out = write_sweep(tmp_path), tmp_path / "killed"
     command = [sys.executable, "-m", "ragdive", "sweep", str(path), "-o", str(out), "--no-cache"]
-    env = {**os.environ, "SWEEPTEST_SLOW": "0.01", "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    # a judge slow enough that a whole (resumed) sweep outlasts the first kills' 1-4 s: at 0.01 s the faster
+    # pipeline finished before the second kill
+    env = {**os.environ, "SWEEPTEST_SLOW": "0.05", "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
     draw = random.Random(11)
     kills = 0
     for attempt in range(12):

@@ -1,5 +1,6 @@
 """Statistics over scores: summaries, repeated runs, clustered bootstrap CIs, comparisons between configurations."""
 
+from .alarms import alarm_limits, validity_alarms
 from .annotations import AnnotationSummary, summarize_annotations
 from .bootstrap import cluster_bootstrap_ci, cluster_totals
 from .calibration import Calibration, Estimate, calibrate, ppi_mean
@@ -18,6 +19,8 @@ from .repeats import RepeatSummary, summarize_repeats
 from .summary import MetricSummary, RunScores, summarize_by, summarize_run, summarize_scores
 
 __all__ = [
+    "alarm_limits",
+    "validity_alarms",
     "Agreement",
     "AnnotationSummary",
     "Calibration",

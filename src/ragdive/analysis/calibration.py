@@ -57,6 +57,10 @@ class Calibration:
     """The prediction-powered mean: the judge on every item, corrected by the labelled sample."""
     disagreements: list[JudgeDisagreement] = field(default_factory=list)
     """The labelled items where the judge and the raters' majority differ."""
+    agreed: int = 0
+    """The numerator of ``agreement``."""
+    decided: int = 0
+    """Its denominator: labelled items whose raters were not split evenly."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,7 @@ def mean_ci(values: list[float], z: float = Z95) -> Estimate | None:
     n = len(values)
     mean = sum(values) / n
     se = math.sqrt(_var(values) / n)
-    return Estimate(mean, mean - z * se, mean + z * se, n)
+    return _clipped(mean, se, z, n)
 
 
 def _var(values: list[float]) -> float:
@@ -94,7 +98,17 @@ def ppi_mean(unlabelled: list[float], judge: list[float], human: list[float], z:
     rectifier = [h - j for h, j in zip(human, judge, strict=True)]
     mean = sum(pool) / len(pool) + sum(rectifier) / len(rectifier)
     se = math.sqrt(_var(pool) / len(pool) + _var(rectifier) / len(rectifier))
-    return Estimate(mean, mean - z * se, mean + z * se, len(pool) + len(rectifier))
+    return _clipped(mean, se, z, len(pool) + len(rectifier))
+
+
+def _clipped(mean: float, se: float, z: float, n: int) -> Estimate:
+    """Every metric here is a share in [0, 1]: a normal interval (or a rectified mean) past either end says
+    nothing a reader can use (faithfulness [0.545, 1.094]), so it is clipped to the scale."""
+    return Estimate(_unit(mean), _unit(mean - z * se), _unit(mean + z * se), n)
+
+
+def _unit(x: float) -> float:
+    return min(1.0, max(0.0, x))
 
 
 def calibrate(
@@ -128,6 +142,8 @@ def calibrate(
                 labelled=len(paired),
                 judged=len(judged),
                 agreement=sum(a == b for a, b in decided) / len(decided) if decided else None,
+                agreed=sum(a == b for a, b in decided),
+                decided=len(decided),
                 kappa=cohen_kappa([a for a, _ in decided], [b for _, b in decided]),
                 judge=mean_ci(list(judged.values())),
                 humans=mean_ci([h for _, h in paired]),

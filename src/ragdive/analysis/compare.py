@@ -24,6 +24,9 @@ from .repeats import summarize_repeats
 from .summary import RunScores
 
 ARROW_THRESHOLD = 0.05
+TOLERANCE = 1e-9
+"""Every table rule compares with it: 0.97 -> 0.92 is a change of 0.05 to a reader, 0.0499999... to floating
+point, and a mean equal to a band's edge must not fall outside it by a last bit."""
 """Absolute change of the mean that earns an arrow (the paper's Table 5)."""
 ALPHA = 0.05
 
@@ -155,10 +158,9 @@ def arrow_for(base: float | None, value: float | None) -> str:
     if base is None or value is None:
         return ""
     change = value - base
-    # a hair of tolerance: 0.97 -> 0.92 is a change of 0.05 to a reader, 0.0499999... to floating point
-    if change >= ARROW_THRESHOLD - 1e-9:
+    if change >= ARROW_THRESHOLD - TOLERANCE:
         return "↑"
-    if change <= -ARROW_THRESHOLD + 1e-9:
+    if change <= -ARROW_THRESHOLD + TOLERANCE:
         return "↓"
     return ""
 
@@ -182,7 +184,7 @@ def compare_configurations(
     for metric in wanted:
         b, c = base_rep[metric], cand_rep[metric]
         band = (b.min, b.max) if len(b.run_means) >= 2 and b.min is not None and b.max is not None else None
-        outside = band is not None and c.mean is not None and not (band[0] <= c.mean <= band[1])
+        outside = band is not None and c.mean is not None and not (band[0] - TOLERANCE <= c.mean <= band[1] + TOLERANCE)
         bd, cd = document_means(baseline, metric, by=pairing), document_means(candidate, metric, by=pairing)
         shared = sorted(set(bd) & set(cd))
         paired = paired_test(np.array([bd[k] for k in shared]), np.array([cd[k] for k in shared]), seed=seed)

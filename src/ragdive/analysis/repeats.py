@@ -9,7 +9,7 @@ import numpy as np
 
 from ..records import Score
 from .bootstrap import cluster_bootstrap_ci
-from .summary import RunScores
+from .summary import RunScores, exact_mean
 
 
 @dataclass
@@ -28,8 +28,8 @@ class RepeatSummary:
 
 
 def run_mean(scores: list[Score], metric: str) -> float | None:
-    values = [s.value for s in scores if s.metric == metric and s.value is not None]
-    return float(np.mean(values)) if values else None
+    values = [float(s.value) for s in scores if s.metric == metric and s.value is not None]
+    return exact_mean(values)
 
 
 def summarize_repeats(runs: list[RunScores], metrics: list[str] | None = None, *, seed: int = 0) -> list[RepeatSummary]:
@@ -51,7 +51,7 @@ def summarize_repeats(runs: list[RunScores], metrics: list[str] | None = None, *
             RepeatSummary(
                 metric=metric,
                 run_means=means,
-                mean=float(arr.mean()) if arr.size else None,
+                mean=exact_mean(means),
                 std=float(arr.std(ddof=1)) if arr.size > 1 else None,
                 min=float(arr.min()) if arr.size else None,
                 max=float(arr.max()) if arr.size else None,

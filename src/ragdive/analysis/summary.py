@@ -5,14 +5,13 @@ Unscored items never enter a mean; they are counted (and their reasons tallied) 
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from ..records import Conversation, RoleSetup, Score
+from ..records import Conversation, RoleSetup, Score, kind_of_unscored
 from ..store import RunStore
 from .bootstrap import cluster_bootstrap_ci
 
@@ -32,19 +31,29 @@ class RunScores:
     """The run's stored config (pass thresholds for pass^k are read from it)."""
     roles: dict[str, RoleSetup] = field(default_factory=dict)
     """Each role's model, parameters and prompt fingerprint, as the manifest recorded them (empty: not recorded)."""
+    left_out: int = 0
+    """Whole-conversation scores of conversations in error, kept out of every mean (``from_store``)."""
 
     @classmethod
     def from_store(cls, store: RunStore) -> RunScores:
+        """The run's current conversations and scores. A conversation in ``error`` did not finish: its
+        whole-conversation scores (forgetfulness of a cut dialogue) are left out of the means and counted apart;
+        the scores of its answered turns stay."""
         manifest = store.read_manifest()
+        conversations = store.current_conversations()
+        cut = {c.id for c in conversations if c.status == "error"}
+        scores = store.current_scores()
+        kept = [s for s in scores if not (s.turn_index is None and s.conversation_id in cut)]
         return cls(
             name=manifest.name or manifest.run_id,
-            conversations=store.current_conversations(),
-            scores=store.current_scores(),
+            conversations=conversations,
+            scores=kept,
             kind=manifest.kind,
             run_id=manifest.run_id,
             source_run=manifest.source_run,
             config=manifest.config,
             roles=dict(manifest.roles),
+            left_out=len(scores) - len(kept),
         )
 
     @property
@@ -69,6 +78,7 @@ class MetricSummary:
     n_unscored: int
     ci: tuple[float, float] | None = None
     unscored_reasons: Counter[str] = field(default_factory=Counter)
+    """Unscored items by kind (records.UNSCORED_KINDS), most common first with ``most_common()``."""
 
 
 def summarize_scores(
@@ -79,17 +89,20 @@ def summarize_scores(
     scored = [s for s in items if s.value is not None]
     unscored = [s for s in items if s.value is None]
     values = [float(s.value) for s in scored]  # type: ignore[arg-type]
-    mean = float(np.mean(values)) if values else None
+    mean = exact_mean(values)
     ci = None
     if cluster is not None and values:
         ci = cluster_bootstrap_ci(values, [cluster(s) for s in scored], seed=seed)
-    reasons = Counter(_reason_kind(s.unscored_reason or "") for s in unscored)
+    # grouped by the stable kind code, never by free text (every judge failure words itself differently)
+    reasons = Counter(kind_of_unscored(s) or "other" for s in unscored)
     return MetricSummary(metric, mean, len(scored), len(unscored), ci, reasons)
 
 
-def _reason_kind(reason: str) -> str:
-    """Group unscored reasons for display: the text before the first '(' or ':' detail."""
-    return reason.split("(")[0].split(";")[0].strip()[:80] or "unknown"
+def exact_mean(values: list[float]) -> float | None:
+    """The mean from an exactly rounded sum (math.fsum): the same scores in any order give the same bits, so a
+    table rule comparing means (a band's `*`, an arrow) cannot flip with the order of a file's lines (after a
+    kill and resume, or a shuffle); np.mean's pairwise sum differs in the last bits with the order."""
+    return math.fsum(values) / len(values) if values else None
 
 
 def by_conversation(score: Score) -> str:
@@ -106,7 +119,7 @@ def summarize_run(run: RunScores, metrics: list[str] | None = None) -> list[Metr
 
 
 def _turn_lookup(run: RunScores) -> dict[tuple[str, int], tuple[str, bool]]:
-    return {(c.id, t.index): (str(t.question_type), t.unanswerable) for c in run.conversations for t in c.turns}
+    return {(c.id, t.index): (str(t.question_type), bool(t.unanswerable)) for c in run.conversations for t in c.turns}
 
 
 def summarize_by(run: RunScores, by: str, metrics: list[str] | None = None) -> dict[str, dict[str, MetricSummary]]:

@@ -89,7 +89,12 @@ def build_tables(
             for c in cells
         ],
         "table2": _table2(base, dynamic[baseline], metrics),
-        "table4": {"rows": _table4(cells, baseline, dynamic, metrics)},
+        "table4": {
+            "rows": _table4(cells, baseline, dynamic, metrics, rule),
+            # the footnote's facts, from the baseline's repeats (not from whichever metric's row comes first)
+            "baseline_repeats": len(base.runs),
+            "rule": rule.comparison(),
+        },
     }
     if thresholds:
         tables["pass_k"] = _pass_k_table(cells, thresholds)
@@ -119,7 +124,11 @@ def _table2(base: CellRuns, summary: dict[str, RepeatSummary], metrics: list[str
 
 
 def _table4(
-    cells: list[CellRuns], baseline: str, dynamic: dict[str, dict[str, RepeatSummary]], metrics: list[str]
+    cells: list[CellRuns],
+    baseline: str,
+    dynamic: dict[str, dict[str, RepeatSummary]],
+    metrics: list[str],
+    rule: ArrowRule,
 ) -> list[dict[str, Any]]:
     rows = []
     for cell in cells:
@@ -130,8 +139,7 @@ def _table4(
             # a band needs two baseline runs at least: one run has no spread to fall outside of
             band = (b.min, b.max) if b is not None and len(b.run_means) >= 2 else (None, None)
             mean = _mean(dynamic[cell.cell], metric)
-            outside = band[0] is not None and band[1] is not None and mean is not None
-            outside = outside and not (band[0] <= mean <= band[1])  # type: ignore[operator]
+            outside = rule.outside(mean, band[0], band[1])
             rows.append(
                 {
                     "cell": cell.cell,

@@ -12,12 +12,17 @@ import typer
 from .. import api
 from ..analysis import RunScores
 from ..store import RunStore
-from .display import console, describe_outcome, print_scoring, print_summary
+from .display import console, describe_outcome, out, print_alarms, print_scoring, print_summary
 from .epilogue import LiveObserver, end_run, run_command
 
 
 def run_pipeline(
-    config: api.ConfigLike, *, resume_hint: str = "--resume", finish: Finish | None = None, **options: Any
+    config: api.ConfigLike,
+    *,
+    resume_hint: str = "--resume",
+    finish: Finish | None = None,
+    strict: bool = False,
+    **options: Any,
 ) -> api.RunResult:
     """`api.arun(config, **options)` with live progress on stderr; print the summary table and, last on stdout, the
     run directory. Exits 3 when the budget is spent (after printing what was done). (``options``: arun's
@@ -42,7 +47,8 @@ def run_pipeline(
         document = run_document(RunStore.open(result.run_dir), read=read, metrics=result.metric_names)
         document.gate = None if verdict is None else gate_json(verdict)
         print(dump(document))
-    end_run(result, hint=resume_hint, print_dir=not finish.as_json)
+    named = str(config) if isinstance(config, str | Path) else None
+    end_run(result, hint=resume_hint, print_dir=not finish.as_json, strict=strict, config=named)
     finish.exit(verdict, result)
     return result
 
@@ -53,6 +59,7 @@ def print_scored(result: api.RunResult, *, table: bool = True) -> RunScores:
     read = result.scores or RunScores.from_store(RunStore.open(result.run_dir))
     if table:
         print_summary(read, result.metric_names)
+        print_run_alarms(result.run_dir)
     write_report(result.run_dir, read)
     return read
 
@@ -92,6 +99,13 @@ class Finish:
             raise typer.Exit(EXIT_GATE_FAILED)
         if verdict is not None and not verdict.passed:
             raise typer.Exit(EXIT_GATE_FAILED)
+
+
+def print_run_alarms(run_dir: Path) -> None:
+    """The validity alarms the run's session wrote with its final status, after the summary."""
+    alarms = RunStore.open(run_dir).read_manifest().alarms
+    if alarms is not None:
+        print_alarms(alarms, out)
 
 
 def write_report(run_dir: Path, read: RunScores | None = None) -> None:

@@ -280,8 +280,9 @@ def print_uniqueness(u: Uniqueness) -> None:
 
 def print_rejections(a: ConversationAnalysis) -> None:
     r = a.rejections
+    total = "unknown: no validator history recorded" if r.total is None else str(r.total)
     rate = "" if r.per_100_turns is None else f", {r.per_100_turns:.2f} per 100 turns"
-    table = _table(f"validator rejections ({r.total}{rate})", ["category", "count", "share", "by turn", "by attempt"])
+    table = _table(f"validator rejections ({total}{rate})", ["category", "count", "share", "by turn", "by attempt"])
     for category, count in r.by_category.items():
         cells = [c for c in r.cells if c.category == category]
         turns: dict[int, int] = {}
@@ -318,13 +319,20 @@ def print_lapses(a: ConversationAnalysis) -> None:
         table.add_row(
             s.metric,
             str(s.scored),
-            str(s.with_lapse),
-            str(s.lapses),
+            _known(s.with_lapse, s.unattributed),
+            _known(s.lapses, s.unattributed),
             " ".join(f"t{k}:{v}" for k, v in s.by_turn.items()) or "-",
             " ".join(f"{k}:{v}" for k, v in s.by_distance.items()) or "-",
             str(s.unplaced),
         )
     out.print(table)
+
+
+def _known(count: int | None, unattributed: int) -> str:
+    """A lapse count, "unknown" when no scored item carries an attribution, or with the items that carry none."""
+    if count is None:
+        return "unknown"
+    return f"{count} (+{unattributed} unknown)" if unattributed else str(count)
 
 
 def print_curves(a: ConversationAnalysis) -> None:

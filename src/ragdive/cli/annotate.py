@@ -141,11 +141,15 @@ def summary_cmd(
         table.add_row(rater, *(f"{_pct(c.by_rater[rater].share)} ({c.by_rater[rater].rated})" for c in v.shares))
     table.add_row("average", *(_pct(c.average) for c in v.shares))
     out.print(table)
-    agree = Table(title="Agreement between raters", box=box.SIMPLE)
+    agree = Table(
+        title="Agreement between raters (raw: items all raters agreed on / items rated twice)", box=box.SIMPLE
+    )
     for name in ("criterion", "items", "raw", "cohen kappa", "kripp. alpha", "note"):
         agree.add_column(name, no_wrap=name != "note")
     for a in v.agreement:
-        agree.add_row(a.criterion, str(a.items), _pct(a.raw), _num(a.kappa), _num(a.alpha), a.note)
+        # every share with its denominator: "90 %" of 10 items and of 1,000 are different claims
+        raw = "-" if a.raw is None else f"{_pct(a.raw)} ({round(a.raw * a.items)}/{a.items})"
+        agree.add_row(a.criterion, str(a.items), raw, _num(a.kappa), _num(a.alpha), a.note)
     out.print(agree)
     if v.disagreements:
         out.print(f"Humans against the pipeline: {len(v.disagreements)} turns (majority of raters)", markup=False)
@@ -201,7 +205,7 @@ def summary_cmd(
                 k.metric,
                 str(k.labelled),
                 str(k.judged),
-                _pct(k.agreement),
+                "-" if k.agreement is None else f"{_pct(k.agreement)} ({k.agreed}/{k.decided})",
                 _num(k.kappa),
                 _ci(k.judge),
                 _ci(k.humans),

@@ -34,7 +34,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from ..analysis import MetricSummary, RunScores, summarize_by, summarize_run
-from ..records import Conversation, Rejection, Score, Totals, Turn
+from ..records import Alarm, Conversation, Rejection, Score, Totals, Turn
 
 if TYPE_CHECKING:
     from ..api import ScoringResult
@@ -49,6 +49,19 @@ errors = Console(stderr=True, highlight=False, soft_wrap=True)
 
 EXIT_BUDGET = 3
 """The exit code of a run stopped by its budget (its finished work is kept; raise the budget and resume)."""
+EXIT_ALARMS = 5
+"""With --strict: the run finished, but a validity alarm fired (README: exit codes)."""
+
+
+def print_alarms(alarms: list[Alarm], on: Console) -> None:
+    """The validity alarms, after the summary: one line each, or one line saying there are none."""
+    if not alarms:
+        on.print("validity alarms: none", markup=False)
+        return
+    on.print(f"validity alarms ({len(alarms)}): these numbers may mislead", markup=False)
+    for alarm in alarms:
+        on.print(f"  ! {alarm.code}: {alarm.message}", markup=False, soft_wrap=True)
+
 
 LABEL_WIDTH = 10  # the longest stage name, "simulating"
 BAR_WIDTH = 20
@@ -184,7 +197,7 @@ class ProgressObserver:
 
     def started(self, total: int, already_done: int, totals: Totals) -> None:
         # a resumed run starts from what is already on disk (rejection categories: counted from now on)
-        self.totals, self.turns, self.rejections = totals, totals.turns, totals.rejections
+        self.totals, self.turns, self.rejections = totals, totals.turns, totals.rejections or 0
         self.progress.update(self.task, total=total, completed=already_done)
         self._refresh()
 
@@ -242,7 +255,8 @@ def describe_outcome(status: str, t: Totals) -> str:
     """The one line a simulation ends with: status and what it wrote and spent."""
     cost = "unknown" if t.cost_usd is None else f"${t.cost_usd:.4f}"
     return (
-        f"{status}: {t.conversations} conversations, {t.turns} turns, {t.rejections} rejections, "
+        f"{status}: {t.conversations} conversations, {t.turns} turns, "
+        f"{'unknown' if t.rejections is None else t.rejections} rejections, "
         f"{t.errors} errors, {token_total(t)} tokens, cost {cost}"
     )
 
@@ -275,7 +289,7 @@ def _summary_table(title: str, first: str) -> Table:
     for name, justify in ((first, "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right")):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     table.add_column("unscored", justify="right", no_wrap=True)
-    table.add_column("most common unscored reason", overflow="fold")
+    table.add_column("unscored by kind", overflow="fold")
     return table
 
 
@@ -287,8 +301,8 @@ def _row(label: str, s: MetricSummary) -> list[str]:
     """The mean carries its n beside it; a mean over too few items is starred (see SMALL_N)."""
     mark = " *" if too_small(s) else ""
     ci = f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]{mark}" if s.ci else "-"
-    top = s.unscored_reasons.most_common(1)
-    reason = f"{top[0][0]} ({top[0][1]})" if top else ""
+    # every kind with its count (a handful of stable codes), never the free text cut to fit
+    reason = ", ".join(f"{kind} {n}" for kind, n in s.unscored_reasons.most_common())
     mean = f"{s.mean:.3f} (n={s.n_scored}){mark}" if s.mean is not None else "- (n=0)"
     return [label, mean, ci, str(s.n_scored), str(s.n_unscored), reason]
 
@@ -307,6 +321,12 @@ def print_summary(run: RunScores, metrics: list[str] | None = None) -> None:
     for s in summaries:
         table.add_row(*_row(s.metric, s))
     _print(table, summaries)
+    if run.left_out:
+        out.print(
+            f"{run.left_out} whole-conversation scores of conversations in error are not in the means "
+            "(those conversations did not finish; --resume redoes them)",
+            markup=False,
+        )
 
 
 def print_grouped(run: RunScores, by: str, metrics: list[str] | None = None) -> None:

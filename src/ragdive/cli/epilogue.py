@@ -15,15 +15,26 @@ import typer
 from ..api import Observer, RunResult
 from ..errors import RagdiveError
 from ..records import Conversation, Rejection, Score, Totals, Turn
-from .display import EXIT_BUDGET, AskingProgress, ProgressObserver, ScoringProgress, console, progress_display
+from ..store import RunStore
+from ..store.completeness import EXIT_INCOMPLETE, completeness
+from .display import (
+    EXIT_ALARMS,
+    EXIT_BUDGET,
+    AskingProgress,
+    ProgressObserver,
+    ScoringProgress,
+    console,
+    progress_display,
+)
 
 CreatedLine = Callable[[Path, int], None]
 
 
 def exit_code(status: str) -> int:
-    """A run's final status as the command's exit code: 0 finished, 3 budget spent (resume continues it). (A
-    failed or interrupted run has raised before: its error's code, or Ctrl-C's.)"""
-    return EXIT_BUDGET if status == "budget_exceeded" else 0
+    """A run's final status as the command's exit code: 0 finished, 3 budget spent (resume continues it), 4
+    incomplete (conversations in error or judge failures; the hint says what completes it). (A failed or
+    interrupted run has raised before: its error's code, or Ctrl-C's.)"""
+    return {"budget_exceeded": EXIT_BUDGET, "incomplete": EXIT_INCOMPLETE}.get(status, 0)
 
 
 class LiveObserver(Observer):
@@ -119,13 +130,27 @@ async def _awaited(work: Callable[[LiveObserver], Awaitable[RunResult]], live: L
     return await work(live)
 
 
-def end_run(result: RunResult, *, hint: str = "--resume", print_dir: bool = True) -> None:
-    """The last line on stdout is the run directory (``print_dir``); the exit code follows the run's status."""
+def end_run(
+    result: RunResult,
+    *,
+    hint: str = "--resume",
+    print_dir: bool = True,
+    strict: bool = False,
+    command: str = "run",
+    config: str | None = None,
+) -> None:
+    """The last line on stdout is the run directory (``print_dir``); the exit code follows the run's status (and,
+    with ``strict``, its validity alarms)."""
     if print_dir:
         print(result.run_dir)
         sys.stdout.flush()
     code = exit_code(result.status)
     if code == EXIT_BUDGET:
         console.print(f"the budget is spent; raise it and continue with {hint} {result.run_dir}")
+    if code == EXIT_INCOMPLETE:  # the counts were printed with the run's error; here what completes it
+        gaps = completeness(RunStore.open(result.run_dir))
+        console.print(gaps.hint(str(result.run_dir), config, command), markup=False, soft_wrap=True)
     if code:
         raise typer.Exit(code)
+    if strict and RunStore.open(result.run_dir).read_manifest().alarms:
+        raise typer.Exit(EXIT_ALARMS)

@@ -10,8 +10,9 @@ from .. import api
 from ..analysis import RunScores
 from ..errors import ConfigError
 from ..store import RunStore
+from ._experiment import print_run_alarms
 from .display import GROUPINGS, console, out, print_grouped, print_scoring, print_summary
-from .epilogue import LiveObserver, run_command
+from .epilogue import LiveObserver, end_run, run_command
 from .options import METRICS, MODEL
 
 
@@ -27,6 +28,7 @@ def evaluate_cmd(
     ),
     by: list[str] = typer.Option([], "--by", help="Also summarise by turn, question_type or persona (repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Print the run and its metrics as JSON (schema ragdive.run)."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 5 when any validity alarm fires."),
 ) -> None:
     """Score RUN: writes evaluations.jsonl (skipping items already scored), updates the manifest totals and prints
     the per-metric summary. A judge failure is recorded as unscored with its reason, never as 0."""
@@ -53,9 +55,14 @@ def evaluate_cmd(
         if result.scoring is not None:
             print_scoring(result.scoring, console)
         print(dump(run_document(RunStore.open(result.run_dir), read=scores, metrics=result.metric_names)))
+        end_run(result, print_dir=False, strict=strict, command="evaluate")  # the exit code follows the status
         return
     if result.scoring is not None:
         print_scoring(result.scoring, out)
     print_summary(scores, result.metric_names)
     for grouping in by:
         print_grouped(scores, grouping, result.metric_names)
+    print_run_alarms(result.run_dir)
+    if result.error and result.status == "incomplete":
+        out.print(result.error, markup=False, soft_wrap=True)
+    end_run(result, print_dir=False, strict=strict, command="evaluate")

@@ -1,4 +1,5 @@
-"""Options shared by commands, defined once so each means one thing everywhere (docs/cli.md lists them):
+"""Options shared by commands, defined once so each means one thing everywhere (listed in the README's section
+"Options that mean the same on every command"):
 ``-o/--output`` is where a command writes (a folder that receives a new run directory, for commands that make a
 run; the file or folder written, for the others); ``--model ROLE=provider/model`` chooses a role's model, the judge
 included, on every command that calls a model."""

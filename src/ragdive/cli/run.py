@@ -31,6 +31,7 @@ def run_cmd(
     junit: Path | None = typer.Option(None, "--junit", help="With --gate: write JUnit XML, one case per check."),
     summary_md: Path | None = typer.Option(None, "--summary-md", help="With --gate: write a Markdown summary."),
     as_json: bool = typer.Option(False, "--json", help="Print the run and its metrics as JSON (schema ragdive.run)."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 5 when any validity alarm fires."),
 ) -> None:
     """Simulate conversations with the target, then score them with the judge: one run directory holds both.
     Prints the per-metric summary and the run directory. With --executor ray the conversations are split into
@@ -53,4 +54,5 @@ def run_cmd(
         executor=executor,
         address=address,
         shards=shards,
+        strict=strict,
     )

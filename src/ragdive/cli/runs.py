@@ -9,7 +9,7 @@ from rich import box
 from rich.table import Table
 
 from ..errors import StoreError
-from ..records import RunManifest
+from ..records import RunManifest, known_rejections
 from ..store import RunStore, list_runs, process_alive, shown_status
 from .display import console, out
 
@@ -56,7 +56,7 @@ def list_cmd(
             shown_status(m),
             str(t.conversations),
             str(t.turns),
-            str(t.rejections),
+            _rejections(m),
             str(t.scores),
         )
     out.print(table)
@@ -107,6 +107,8 @@ def show_cmd(
         lines += _describe_provenance(m)
     if m.error:
         lines.append(f"error      {m.error}")
+    if m.alarms is not None:  # computed when the run was last scored
+        lines += [f"alarm      {a.code}: {a.message}" for a in m.alarms] or ["alarms     none"]
     for line in lines:
         out.print(line, markup=False)
     for name, result in (("conversations.jsonl", store.conversations()),):
@@ -116,9 +118,8 @@ def show_cmd(
 
 def _rejections(m: RunManifest) -> str:
     """An imported run's source kept no validator rejections: none on disk is unknown, not 0."""
-    if m.kind == "imported" and m.totals.rejections == 0:
-        return "unknown"
-    return str(m.totals.rejections)
+    count = known_rejections(m)
+    return "unknown" if count is None else str(count)
 
 
 def _tokens(count: int | None) -> str:

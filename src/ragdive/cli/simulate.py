@@ -43,4 +43,4 @@ def simulate_cmd(
     console.print(describe_outcome(result.status, result.totals))
     if result.error:
         console.print(result.error, markup=False)
-    end_run(result)
+    end_run(result, command="simulate", config=str(config))

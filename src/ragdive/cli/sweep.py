@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from .. import api
+from ..store.completeness import EXIT_INCOMPLETE
 from .display import EXIT_BUDGET, console
 from .options import CACHE_DIR, NO_CACHE
 from .sweep_display import print_plan, print_tables
@@ -65,6 +66,9 @@ def sweep_cmd(
     arrow: str = typer.Option(
         "absolute:0.05", "--arrow", help="Arrow rule: absolute:0.05 (the paper's) or relative:5%."
     ),
+    paper_rounding: bool = typer.Option(
+        False, "--paper-rounding", help="Mark `*` and arrows on values rounded to 2 decimals, as the paper did."
+    ),
     no_cache: bool = NO_CACHE,
     cache_dir: Path | None = CACHE_DIR,
     executor: str = typer.Option("local", "--executor", help="local (this process) or ray (extra `ray`)."),
@@ -73,6 +77,8 @@ def sweep_cmd(
     """Run every cell × repeat (finished runs are skipped on --resume, interrupted ones continued), then print
     Table 2 (baseline repeats), Table 4 (cells vs the baseline band, `*` outside) and, with a static arm,
     Table 5 (dynamic | static, arrows). The sweep directory is printed last."""
+    if paper_rounding:
+        arrow = f"{arrow} rounded"  # the rule's own spelling (ArrowRule.parse)
     if dry_run:
         planned = api.plan_sweep(config, output=output)
         print_plan(planned.plan, planned.calls)
@@ -108,6 +114,13 @@ def sweep_cmd(
     if result.status == "budget_exceeded":
         console.print(f"a run's budget is spent; raise it and continue with --resume -o {result.sweep_dir}")
         raise typer.Exit(EXIT_BUDGET)
+    if result.status == "incomplete":
+        console.print(
+            "some runs are incomplete (conversations in error or judge failures; see each run's report); "
+            "continue with --resume",
+            markup=False,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
     if result.status != "finished":
         console.print(f"{len(result.errors)} runs did not finish; fix the cause and continue with --resume")
         raise typer.Exit(1)

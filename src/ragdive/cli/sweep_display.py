@@ -91,10 +91,24 @@ def _print_table4(tables: dict[str, Any]) -> None:
     for cell in cells:
         table.add_row(cell, *(grid[cell].get(m, "-") for m in metrics))
     out.print(table)
-    if rows and rows[0]["band_min"] is None:
-        out.print("note: the baseline has fewer than 2 finished repeats, so there is no band (no `*`)", markup=False)
-    else:
-        out.print("* outside the baseline's min–max band over its repeats", markup=False)
+    for line in table4_notes(tables):
+        out.print(line, markup=False)
+
+
+def table4_notes(tables: dict[str, Any]) -> list[str]:
+    """Table 4's footnotes, decided by the baseline's repeats (and, per metric, whether it has a band), never by
+    which row happens to come first."""
+    t4 = tables["table4"]
+    rows = t4["rows"]
+    repeats = t4.get("baseline_repeats", tables["table2"]["repeats"])
+    if repeats < 2:
+        return ["note: the baseline has fewer than 2 finished repeats, so there is no band (no `*`)"]
+    compared = f" (compared {t4['rule']})" if t4.get("rule") else ""
+    notes = [f"* outside the baseline's min–max band over its {repeats} repeats{compared}"]
+    bandless = sorted({r["metric"] for r in rows if r["band_min"] is None})
+    if bandless:
+        notes.append(f"no band (fewer than 2 repeats scored it): {', '.join(bandless)}")
+    return notes
 
 
 def _arrow(arrow: str, good: bool | None) -> str:
@@ -120,8 +134,8 @@ def _print_table5(tables: dict[str, Any]) -> None:
     for cell in cells:
         table.add_row(cell, *(grid[cell].get(m, "-") for m in metrics))
     out.print(table)
+    rule = tables["arrow_rule"] + (f"; {tables['table4']['rule']}" if tables["table4"].get("rule") else "")
     out.print(
-        f"↑/↓: a change against the baseline row in the same column ({tables['arrow_rule']}); "
-        "+ better, − worse for that metric",
+        f"↑/↓: a change against the baseline row in the same column ({rule}); + better, − worse for that metric",
         markup=False,
     )

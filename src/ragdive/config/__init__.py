@@ -1,5 +1,6 @@
 """Experiment configuration: pydantic sections (extra="forbid") loaded from YAML."""
 
+from .alarms import AlarmsConfig
 from .components import RERANKERS, RETRIEVERS, RerankerType, RetrieverType
 from .corpus import CorpusConfig
 from .evaluation import EvaluationConfig
@@ -24,6 +25,7 @@ __all__ = [
     "RERANKERS",
     "RETRIEVERS",
     "ROLES",
+    "AlarmsConfig",
     "TARGET_TYPES",
     "RerankerType",
     "RetrieverType",

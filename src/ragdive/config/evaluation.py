@@ -5,6 +5,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ._base import Section
+from .alarms import AlarmsConfig
 from .gate import GateRule, parse_gate
 
 RubricInput = Literal["question", "standalone_question", "ground_truth", "answer", "contexts", "conversation"]
@@ -57,6 +58,10 @@ class EvaluationConfig(Section):
     engine: Literal["ragdive", "ragas"] = "ragdive"
     """ragdive: our own judge prompts (batched, fewer calls); ragas: the four single-turn metrics through the
     Ragas library (extra `ragas`), for comparability with published numbers."""
+
+    alarms: AlarmsConfig = Field(default_factory=AlarmsConfig)
+    """Validity alarms: thresholds past which the run's numbers would mislead (printed after the summary, at the
+    top of the report, in the manifest)."""
 
     gate: dict[str, str | list[str]] | None = None
     """CI gate thresholds per metric (`ragdive gate`, `run --gate`): a rule such as ">= 0.9", "<= 0.2 per turn",

@@ -27,7 +27,11 @@ def interpolate_env(value: Any, environ: Mapping[str, str] | None = None, path: 
     default is a ConfigError naming where it was used."""
     env = os.environ if environ is None else environ
     if isinstance(value, dict):
-        return {k: interpolate_env(v, env, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+        out = {k: interpolate_env(v, env, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+        key = value.get("api_key")
+        if isinstance(key, str) and _ENV.search(key) and "api_key_from_env" not in value and _is_model_spec(path):
+            out["api_key_from_env"] = key  # the ${VAR} as written (never its value), named if the key is refused
+        return out
     if isinstance(value, list):
         return [interpolate_env(v, env, f"{path}[{i}]") for i, v in enumerate(value)]
     if not isinstance(value, str):
@@ -44,6 +48,14 @@ def interpolate_env(value: Any, environ: Mapping[str, str] | None = None, path: 
         raise ConfigError(f"{path or 'config'}: environment variable {name} is not set")
 
     return _ENV.sub(substitute, value)
+
+
+def _is_model_spec(path: str) -> bool:
+    """``models.judge`` (also inside a sweep's base or axes): a model binding, the one section with api_key_from_env."""
+    parts = path.split(".")
+    return (
+        len(parts) >= 2 and parts[-2] == "models" and parts[-1] in {"default", "user", "validator", "judge", "target"}
+    )
 
 
 def format_validation_error(exc: ValidationError, source: str, model: type[BaseModel] | None = None) -> str:

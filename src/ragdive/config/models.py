@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 
 from ._base import Section
 
@@ -40,6 +40,12 @@ class ModelSpec(Section):
     """API key; prefer ${ENV_VAR} interpolation. Never written to disk."""
     api_key_env: str | None = None
     """Environment variable that holds the key (named in 401 errors)."""
+    api_key_from_env: str | None = None
+    """The ``${VAR}`` that ``api_key`` was written as (``api_key: ${JUDGE_KEY}``), set by the config loader from
+    the YAML text and named when the key is refused. Never the key itself."""
+    stop_after_failures: int = Field(default=3, ge=1)
+    """Stop the run when this role's model fails this many requests (each after its retries) without one success
+    in the session; a refused credential (HTTP 401/403) stops it at once. The twin of the target's stop rule."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Generation parameters forwarded to the backend: temperature, max_tokens, seed..."""
     max_concurrency: int = Field(default=64, ge=1)
@@ -59,8 +65,9 @@ class ModelSpec(Section):
     """Retries on 429, 5xx, timeouts and connection errors."""
     backoff_s: float = Field(default=1.0, ge=0)
     """Wait before the first retry; it doubles each retry (with jitter, capped at 60 s). Retry-After wins."""
-    prices: Prices | None = None
-    """Price per 1M tokens; overrides the built-in table. Without a price, cost is unknown (never 0)."""
+    prices: Prices | None = Field(default=None, validation_alias=AliasChoices("price", "prices"))
+    """``price:`` per 1M tokens (``prices:`` is read too); overrides the price library. Without a price, cost is
+    unknown (never 0), and a cost budget over the model is refused."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Backend-specific options (e.g. n_ctx for llamacpp)."""
     prompt_profile: Literal["base", "chat"] | None = None

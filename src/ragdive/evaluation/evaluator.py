@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..records import Conversation, ModelLimit, ModelSpend, RoleSetup, Score, Usage
-from ..store import RunRecorder, RunStore, ScoreKey, score_key
+from ..store import RunRecorder, RunStore, ScoreKey, score_key, spend_since
 from .arrivals import AnsweredTurn, Arrivals
 from .jobs import conversation_job, early_job, held_job, stamp, turn_job
 from .judging import JudgeProtocol
@@ -267,12 +267,24 @@ class Evaluator:
 
         recorder = RunRecorder(store)  # the same one throughout: it adds only what grew since its last write
         recorded_at = time.monotonic()
+        ledgers = list({id(m.context.ledger): m.context.ledger for m in self.judge.local_models}.values())
+        for ledger in ledgers:
+            recorder.attach(ledger)  # every judge request's spend on disk as it is counted (store.spend_journal)
+        ledger_before = [line for ledger in ledgers for line in ledger.spend() if line.role == "judge"]
 
         def record_spend() -> None:
             result.judge_calls = self.judge.calls - calls_before
-            spent = _spent(usage_before, self.judge.usage)
+            now = [line for ledger in ledgers for line in ledger.spend() if line.role == "judge"]
             limits = [limit for model in self.judge.local_models for limit in model.context.limits()]
             setups = [model.setup() for model in self.judge.local_models]  # none for an engine of its own
+            if now:  # the model layer's own count: requests sent, cache hits apart, retries and faults
+                manifest = store.read_manifest()
+                models = {**manifest.models, **({"judge": self.judge.name} if result.written else {})}
+                # the judge's model and parameters (temperature 0 unless configured), once it wrote a score
+                roles = {"roles": {**manifest.roles, "judge": setups[0]}} if result.written and setups else {}
+                recorder.record(spend=spend_since(ledger_before, now), limits=limits, models=models, **roles)
+                return
+            spent = _spent(usage_before, self.judge.usage)  # an engine whose calls bypass the model layer (Ragas)
             record_scoring(
                 store,
                 self.judge.name,

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from .. import prompt_files
-from ..errors import BudgetExceeded, JudgeError, ModelCrashed, ModelError, ModelOutputError
+from ..errors import BudgetExceeded, JudgeError, ModelError, ModelOutputError, ModelStopped
 from ..models import Message, Model
 from ..models.profiles import LIST_ITEMS, bounded_schema
 from ..models.prompting import transcript_messages
@@ -97,14 +97,16 @@ class Judge:
             self.calls += 1
             try:
                 completion = await self.model.generate(messages, schema=self.schema_for(schema, list_items))
-            except (BudgetExceeded, ModelCrashed):
-                raise  # budget spent or the judge's process died: stop, do not mark every remaining item unscored
+            except (BudgetExceeded, ModelStopped):
+                raise  # budget spent or the judge cannot answer at all: stop, do not mark every item unscored
             except ModelOutputError as exc:
                 self.failures += 1
                 if isinstance(exc.usage, Usage):  # the unusable answers were paid for: count them
                     self._spend(exc.usage)
                 raw = (exc.raw or "").strip().replace("\n", " ")
-                raise JudgeError(f"judge output unusable ({_first_line(exc)}); raw: {raw[:200]!r}") from exc
+                raise JudgeError(
+                    f"judge output unusable ({_first_line(exc)}); raw: {raw[:200]!r}", kind="judge_unusable"
+                ) from exc
             except ModelError as exc:
                 self.failures += 1
                 raise JudgeError(f"judge call failed: {_first_line(exc)}") from exc
@@ -112,7 +114,9 @@ class Judge:
         parsed = completion.parsed
         if not isinstance(parsed, schema):  # a backend that ignored the schema: treat like garbage
             self.failures += 1
-            raise JudgeError(f"judge returned {type(parsed).__name__}, expected {schema.__name__}")
+            raise JudgeError(
+                f"judge returned {type(parsed).__name__}, expected {schema.__name__}", kind="judge_unusable"
+            )
         return parsed
 
 

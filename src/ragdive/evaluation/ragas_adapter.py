@@ -125,10 +125,14 @@ class RagasMetric(TurnMetric["RagasJudge"]):
             result = await judge.run(lambda: self.metric.ascore(**self._inputs(turn)))
         except Exception as exc:  # Ragas raises whatever its stack raises; all of it is a failed judgement
             judge.failures += 1
-            raise Unscorable(f"ragas failed: {type(exc).__name__}: {str(exc)[:200]}", judge_failed=True) from exc
+            raise Unscorable(
+                f"ragas failed: {type(exc).__name__}: {exc}", judge_failed=True, kind="judge_failed"
+            ) from exc
         value = float(result.value)
         if math.isnan(value):
-            raise Unscorable("ragas returned NaN (nothing to measure, or an unusable judge answer)")
+            raise Unscorable(
+                "ragas returned NaN (nothing to measure, or an unusable judge answer)", kind="judge_unusable"
+            )
         return Outcome(value, getattr(result, "reason", None) or "", {"engine": "ragas"})
 
 
@@ -137,7 +141,10 @@ def ragas_metric(base: str) -> type[RagasMetric]:
     attributes = {
         "base": base,
         "name": PREFIX + base,
-        **{rule: getattr(ours, rule) for rule in ("needs_answer", "needs_contexts", "needs_answerable")},
+        **{
+            rule: getattr(ours, rule)
+            for rule in ("needs_answer", "needs_contexts", "needs_answerable", "needs_ground_truth")
+        },
     }
     return type(f"Ragas{ours.__name__}", (RagasMetric,), attributes)
 

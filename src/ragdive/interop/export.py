@@ -3,8 +3,10 @@ judge, human ratings in an ``annotations`` column when the run has any), Ragas s
 turn, ``MultiTurnSample`` per conversation) as JSONL, and DeepEval test cases as JSON (deepeval_cases.py).
 
 Reads only the run store. A score column holds the value or is empty when unscored; its ``unscored_<metric>``
-column says why, so a judge failure is never mistaken for a 0. Turns are numbered from 1, as everywhere a user
-reads them."""
+column says why and its ``unscored_kind_<metric>`` column gives the stable code to group by
+(records.UNSCORED_KINDS), so a judge failure is never mistaken for a 0. What the run's source did not record
+(an imported turn's attempts, overruled and unanswerable flags, an empty ground truth) is null, never 0 or False.
+Turns are numbered from 1, as everywhere a user reads them."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..records import Conversation, Score
+from ..records import Conversation, Score, kind_of_unscored
 from ..registry import Registry
 from ..safe_text import csv_safe
 from ..store import RunStore
@@ -48,7 +50,7 @@ CONVERSATION_COLUMNS = ["run_id", "conversation_id", "persona", "document_ids", 
 
 def _score_columns(scores: Iterable[Score], per_turn: bool) -> list[str]:
     names = sorted({s.metric for s in scores if (s.turn_index is not None) == per_turn})
-    return [column for name in names for column in (f"score_{name}", f"unscored_{name}")]
+    return [column for name in names for column in (f"score_{name}", f"unscored_{name}", f"unscored_kind_{name}")]
 
 
 def turn_rows(
@@ -67,14 +69,14 @@ def turn_rows(
                 "document_ids": "|".join(conversation.document_ids),
                 "turn": turn.index + 1,
                 "question_type": str(turn.question_type),
-                "unanswerable": turn.unanswerable,
+                "unanswerable": turn.unanswerable,  # None: the source did not say
                 "rag_input": turn.rag_input,
                 "standalone_question": turn.standalone_question,
-                "ground_truth": turn.ground_truth,
+                "ground_truth": turn.ground_truth or None,  # empty: unknown
                 "answer": turn.answer,
                 "contexts": json.dumps([c.text for c in turn.contexts], ensure_ascii=False),
                 "context_sources": "|".join(c.source or "" for c in turn.contexts),
-                "attempts": len(turn.attempts),
+                "attempts": len(turn.attempts) or None,  # no attempts recorded: unknown (imported, static)
                 "validator_overruled": turn.validator_overruled,
                 "latency_s": turn.latency_s,
                 "error": turn.error,
@@ -107,11 +109,12 @@ def conversation_rows(
 
 
 def _put_scores(row: dict[str, Any], columns: list[str], find: Any) -> None:
-    for column in columns[::2]:
+    for column in columns[::3]:
         metric = column.removeprefix("score_")
         score: Score | None = find(metric)
         row[column] = None if score is None else score.value
         row[f"unscored_{metric}"] = None if score is None or score.scored else score.unscored_reason
+        row[f"unscored_kind_{metric}"] = None if score is None else kind_of_unscored(score)
 
 
 def ragas_samples(conversation: Conversation) -> tuple[list[dict[str, Any]], dict[str, Any]]:

@@ -8,6 +8,7 @@ from typing import Protocol
 from ..config.models import BudgetConfig, CacheConfig, ModelSpec
 from ..records import ModelLimit
 from .cache import CompletionCache
+from .health import ModelHealth
 from .limits import Limiter
 from .usage import Budget, UsageLedger
 
@@ -37,6 +38,7 @@ class ModelContext:
         self.ledger = ledger or UsageLedger()
         self.budget = Budget(budget, self.ledger)
         self._limiters: dict[tuple[str, str], Limiter] = {}
+        self._health: dict[tuple[str | None, str, str], ModelHealth] = {}
         self._owns_cache = True
 
     @classmethod
@@ -56,6 +58,14 @@ class ModelContext:
         if limiter is None:
             limiter = self._limiters[key] = Limiter(spec.max_concurrency, spec.requests_per_minute)
         return limiter
+
+    def health_for(self, role: str | None, spec: ModelSpec, backend_env: str | None) -> ModelHealth:
+        """The stop rule of one role's model (per role: a judge refused is not the user model refused)."""
+        key = (role, spec.model, spec.base_url or "")
+        health = self._health.get(key)
+        if health is None:
+            health = self._health[key] = ModelHealth(role, spec, backend_env)
+        return health
 
     def limits(self) -> list[ModelLimit]:
         """The adaptive limits that backed off this session (for the manifest, via the run recorder)."""

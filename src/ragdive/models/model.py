@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..config.models import ROLE_DEFAULT_PARAMS, ModelSpec
-from ..errors import ModelError, ModelOutputError
+from ..config.models import ROLE_DEFAULT_PARAMS, ROLES, ModelSpec
+from ..errors import ConfigError, ModelError, ModelOutputError, ModelStopped
 from ..records import RoleSetup, Usage
 from .base import Completion, GenerateParams, Message, ModelBackend
 from .cache import cache_key
@@ -23,7 +23,7 @@ from .profiles import PromptProfile, resolve_profile
 from .registry import create_backend
 from .retry import RetryPolicy, is_retryable, retry_after_of
 from .structured import corrective_messages, parse_structured, schema_text
-from .usage import cost_of, price_for
+from .usage import cost_of, price_for, unpriced_under_budget
 
 __all__ = ["Model", "get_model", "parse_structured"]
 
@@ -50,6 +50,12 @@ class Model:
         backend.size_for(self.limiter.max_concurrency)
         self.retry = RetryPolicy(max_retries=self.spec.max_retries, backoff_s=self.spec.backoff_s)
         self.price = price_for(self.spec)
+        if self.role in ROLES and self.price is None:
+            refused = unpriced_under_budget(self.context.budget.config, {self.role: self.spec})
+            if refused:
+                raise ConfigError(refused)
+        self.health = self.context.health_for(role, self.spec, getattr(backend, "api_key_env", None))
+        """The stop rule of this role's model (health.py), shared by every Model of the role in this run."""
         self._base_params = GenerateParams(**self.spec.params)
         self.provider = self.name.partition("/")[0]
         self.prompt_profile: PromptProfile = resolve_profile(self.spec)
@@ -145,6 +151,8 @@ class Model:
         """One logical request: budget check, a slot, the timeout, and retries with backoff."""
         attempt = 0
         while True:
+            if self.health.stopped is not None:
+                raise self.health.stopped  # the role's model is down or refused: do not call it again
             self.context.budget.check(self.name)
             error: BaseException
             # the judge's calls give way to the simulation's on a shared endpoint (see limits.py)
@@ -156,18 +164,34 @@ class Model:
                     error = exc
                 else:
                     self.limiter.succeeded()
+                    self.health.succeeded()
                     self._account(completion)
                     return completion
             if _throttled(error):
                 self.limiter.throttled(slot)  # the endpoint asks for fewer calls at once: AIMD halves the limit
             retrying = is_retryable(error) and attempt < self.retry.max_retries
-            self.context.ledger.record_fault(self.role, self.name, fault_kind(error), retried=retrying)
+            kind = fault_kind(error)
+            sent = kind != "connection"  # the request reached the model's server (which failed it): a call sent
+            self.context.ledger.record_fault(self.role, self.name, kind, retried=retrying, sent=sent)
             if not is_retryable(error):
+                self._check_health(error)
                 raise error
             if not retrying:
-                raise self._gave_up(error, attempt + 1) from error
+                given_up = self._gave_up(error, attempt + 1)
+                self._check_health(given_up)
+                raise given_up from error
             await asyncio.sleep(self.retry.delay(attempt, retry_after_of(error)))
             attempt += 1
+
+    def _check_health(self, error: BaseException) -> None:
+        """A request failed for good: the stop rule counts it (model failures only; a bug is not the model's). A
+        model outside a run's roles (`models check`) has no run to stop: its error is the answer."""
+        if self.role not in ROLES:
+            return
+        if isinstance(error, ModelError | TimeoutError) and not isinstance(error, ModelStopped):
+            stopped = self.health.failed(error)
+            if stopped is not None:
+                raise stopped from error
 
     def _account(self, completion: Completion) -> None:
         usage = completion.usage

@@ -3,46 +3,74 @@
 Cost is only ever computed from a known price. A model without one keeps its token counts and shows cost as
 unknown (None) — never 0, which would read as "free". Cache hits spend nothing and are counted on their own.
 
-Prices are US dollars per 1M tokens. The built-in table covers a few OpenAI models and applies only to the real
-OpenAI endpoint (no ``base_url``): the same model name behind another server may be priced differently. Local
-in-process models (`llamacpp/...`) cost 0. Any model's price can be set in the config:
+Prices are US dollars per 1M tokens, from the maintained price library genai-prices for a provider's own endpoint
+(no ``base_url``: the same model name behind another server may be priced differently). Local in-process models
+(`llamacpp/...`) cost 0. Any model's price can be set in the config, which wins:
 
     models:
       judge:
         model: openai/gpt-4o-mini
-        prices: {input_per_1m: 0.15, output_per_1m: 0.60}
+        price: {input_per_1m: 0.15, output_per_1m: 0.60}
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+from collections.abc import Callable
 
 from ..config.models import BudgetConfig, ModelSpec, Prices
 from ..errors import BudgetExceeded
 from ..records import ModelSpend, Usage
 
-# Published list prices (USD per 1M tokens, standard tier) of a few well-known models; override in the config.
-BUILTIN_PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-3.5-turbo": (0.50, 1.50),
-}
+PRICED_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "google", "mistral": "mistral"}
+"""ragdive's provider (or LiteLLM's, after ``litellm/``) -> the price library's provider id."""
 
 
 def price_for(spec: ModelSpec) -> Prices | None:
-    """The price of a model binding: the config's override, else the built-in table, else unknown (None)."""
+    """The price of a model binding: the config's ``price:`` override, else the maintained price library
+    (genai-prices) for a provider's own endpoint, else unknown (None). A model behind another server
+    (``base_url``) may be priced differently, so it has no price unless the config gives one. Local in-process
+    models (``llamacpp/...``) cost 0."""
     if spec.prices is not None:
         return spec.prices
     provider, _, model = spec.model.partition("/")
     if provider == "llamacpp":
         return Prices(input_per_1m=0.0, output_per_1m=0.0)
-    if provider == "openai" and not spec.base_url and model in BUILTIN_PRICES:
-        inp, out = BUILTIN_PRICES[model]
-        return Prices(input_per_1m=inp, output_per_1m=out)
-    return None
+    if provider == "litellm":
+        provider, _, model = model.partition("/")
+    if spec.base_url or provider not in PRICED_PROVIDERS or not model:
+        return None
+    return _library_price(PRICED_PROVIDERS[provider], model)
+
+
+@functools.cache
+def _library_price(provider: str, model: str) -> Prices | None:
+    try:
+        from genai_prices import Usage as PriceUsage
+        from genai_prices import calc_price
+    except ImportError:  # pragma: no cover - a dependency; without it every price is the config's or unknown
+        return None
+    try:
+        inp = calc_price(PriceUsage(input_tokens=1_000_000, output_tokens=0), model_ref=model, provider_id=provider)
+        out = calc_price(PriceUsage(input_tokens=0, output_tokens=1_000_000), model_ref=model, provider_id=provider)
+    except LookupError:
+        return None
+    return Prices(input_per_1m=float(inp.total_price), output_per_1m=float(out.total_price))
+
+
+def unpriced_under_budget(budget: BudgetConfig, specs: dict[str, ModelSpec]) -> str | None:
+    """One line refusing a cost budget over a model with no price (the budget would silently never stop it),
+    or None."""
+    if budget.max_cost_usd is None:
+        return None
+    missing = [f"models.{role} ({spec.model})" for role, spec in specs.items() if price_for(spec) is None]
+    if not missing:
+        return None
+    return (
+        f"budget.max_cost_usd is set but {', '.join(missing)} {'has' if len(missing) == 1 else 'have'} no known "
+        "price, so the budget could never stop it: give it one (price: {input_per_1m: ..., output_per_1m: ...}) "
+        "or cap tokens with budget.max_tokens"
+    )
 
 
 def cost_of(usage: Usage, price: Prices | None) -> float | None:
@@ -51,51 +79,39 @@ def cost_of(usage: Usage, price: Prices | None) -> float | None:
     return (usage.prompt_tokens * price.input_per_1m + usage.completion_tokens * price.output_per_1m) / 1_000_000
 
 
-@dataclass
-class UsageLine:
-    """What one role spent on one model."""
-
-    role: str
-    model: str
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = 0.0
-    """None as soon as one call had no known price."""
-    cached_calls: int = 0
-    cached_prompt_tokens: int = 0
-    """Tokens the cache saved (not spent, not in the totals)."""
-    cached_completion_tokens: int = 0
-    provider_cached_tokens: int = 0
-    """Of prompt_tokens, those the provider served from its own prompt cache (Usage.provider_cached_tokens)."""
-    retries: int = 0
-    """Attempts repeated after a retryable fault (rate limit, server error, timeout, dropped connection)."""
-    faults: dict[str, int] = field(default_factory=dict)
-    """Failed attempts by kind (http_429, http_503, timeout, connection, unusable_output...), retried or not."""
-
-    @property
-    def usage(self) -> Usage:
-        return Usage(prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens, cost_usd=self.cost_usd)
-
-
 class UsageLedger:
     """Running totals, shared by every model of a run. Updated on the event loop (no awaits inside)."""
 
     def __init__(self) -> None:
-        self._lines: dict[tuple[str, str], UsageLine] = {}
+        self.sink: Callable[[ModelSpend], None] | None = None
+        """Told every request's spend as it is counted (the run's spend journal, attached by its recorder)."""
+        self._lines: dict[tuple[str, str], ModelSpend] = {}
+        """Per (role, model): the same record the manifest keeps (one spend record, not two twins)."""
         self.known_cost_usd = 0.0
         """Sum of the costs that are known: what the cost budget is checked against."""
         self.total_tokens = 0
 
-    def _line(self, role: str | None, model: str) -> UsageLine:
+    def _line(self, role: str | None, model: str) -> ModelSpend:
         key = (role or "-", model)
         line = self._lines.get(key)
         if line is None:
-            line = self._lines[key] = UsageLine(role=key[0], model=model)
+            line = self._lines[key] = ModelSpend(role=key[0], model=model)
         return line
 
     def record(self, role: str | None, model: str, usage: Usage) -> None:
         line = self._line(role, model)
+        if self.sink is not None:
+            self.sink(
+                ModelSpend(
+                    role=line.role,
+                    model=model,
+                    calls=1,
+                    prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens,
+                    cost_usd=usage.cost_usd,
+                    provider_cached_tokens=usage.provider_cached_tokens,
+                )
+            )
         line.calls += 1
         line.prompt_tokens += usage.prompt_tokens
         line.completion_tokens += usage.completion_tokens
@@ -114,18 +130,24 @@ class UsageLedger:
         self.total_tokens += spent.prompt_tokens + spent.completion_tokens
         self.known_cost_usd += spent.cost_usd or 0.0
 
-    def record_fault(self, role: str | None, model: str, kind: str, *, retried: bool) -> None:
+    def record_fault(self, role: str | None, model: str, kind: str, *, retried: bool, sent: bool = False) -> None:
+        """A failed attempt; ``sent``: a request the model's server received and failed (an HTTP error, a timeout,
+        an unreadable body), which counts as a call (a refused connection, or an unusable answer to a call already
+        counted, does not)."""
         line = self._line(role, model)
+        if self.sink is not None:
+            self.sink(ModelSpend(role=line.role, model=model, calls=int(sent), retries=int(retried), faults={kind: 1}))
+        line.calls += sent
         line.faults[kind] = line.faults.get(kind, 0) + 1
         line.retries += retried
 
     def record_cached(self, role: str | None, model: str, usage: Usage) -> None:
         line = self._line(role, model)
+        if self.sink is not None:
+            self.sink(ModelSpend(role=line.role, model=model, cached_calls=1))
         line.cached_calls += 1
-        line.cached_prompt_tokens += usage.prompt_tokens
-        line.cached_completion_tokens += usage.completion_tokens
 
-    def lines(self) -> list[UsageLine]:
+    def lines(self) -> list[ModelSpend]:
         return sorted(self._lines.values(), key=lambda line: (line.role, line.model))
 
     def total(self) -> Usage:
@@ -133,33 +155,23 @@ class UsageLedger:
         total = Usage(cost_usd=0.0)
         for line in self._lines.values():
             if line.calls:
-                total = total + line.usage
+                total = total + _usage(line)
         return total
 
     def spend(self) -> list[ModelSpend]:
-        """This ledger's calls as the run recorder takes them (a running snapshot; cache hits excluded)."""
-        return [
-            ModelSpend(
-                role=line.role,
-                model=line.model,
-                calls=line.calls,
-                prompt_tokens=line.prompt_tokens,
-                completion_tokens=line.completion_tokens,
-                cost_usd=line.cost_usd,
-                provider_cached_tokens=line.provider_cached_tokens,
-                retries=line.retries,
-                faults=dict(line.faults),
-            )
-            for line in self.lines()
-            if line.calls or line.faults
-        ]
+        """This ledger's lines as the run recorder takes them (a running snapshot, copied; cache hits apart)."""
+        return [line.model_copy(deep=True) for line in self.lines() if line.calls or line.faults or line.cached_calls]
 
     def by_role(self) -> dict[str, Usage]:
         out: dict[str, Usage] = {}
         for line in self._lines.values():
             if line.calls:
-                out[line.role] = out.get(line.role, Usage(cost_usd=0.0)) + line.usage
+                out[line.role] = out.get(line.role, Usage(cost_usd=0.0)) + _usage(line)
         return out
+
+
+def _usage(line: ModelSpend) -> Usage:
+    return Usage(prompt_tokens=line.prompt_tokens, completion_tokens=line.completion_tokens, cost_usd=line.cost_usd)
 
 
 class Budget:

@@ -3,6 +3,7 @@ frozen-user replay. Every function takes the caller's AsyncExitStack and registe
 command (or the Python API) that opened the one event loop closes every model, target and cache once, however the
 work ends."""
 
+from .alarms import alarm_fields
 from .building import (
     build_evaluator,
     build_judge,
@@ -25,6 +26,7 @@ from .scoring import ScoringOutcome, score_run
 from .static import StaticHooks, StaticOutcome, run_static, static_metrics
 
 __all__ = [
+    "alarm_fields",
     "PipelineOutcome",
     "PreparedExperiment",
     "PreparedRun",

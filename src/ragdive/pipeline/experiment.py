@@ -9,6 +9,7 @@ registered on the caller's AsyncExitStack, so it is closed once, in the command'
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,7 @@ from ..records import Score, Totals
 from ..simulation import RunOutcome
 from ..store import RunStore
 from ..store.session import RunSession
+from .alarms import alarm_fields
 from .building import build_evaluator, hold_context
 from .launch import PreparedRun, RunOptions, prepare_run
 
@@ -108,11 +110,16 @@ async def run_simulation(prepared: PreparedRun) -> RunOutcome:
     return _ended(outcome, session)
 
 
-def _session(prepared: PreparedRun) -> RunSession:
-    """The run's session, on the simulation's recorder: the spend it recorded is never added twice."""
+def _session(prepared: PreparedRun, final: Callable[[], dict[str, Any]] | None = None) -> RunSession:
+    """The run's session, on the simulation's recorder: the spend it recorded is never added twice. ``final``:
+    more fields of the final write (a scored run's validity alarms)."""
     runner = prepared.runner
     return RunSession(
-        prepared.store, recorder=runner.recorder, spend=runner.session_spend, limits=runner.session_limits
+        prepared.store,
+        recorder=runner.recorder,
+        spend=runner.session_spend,
+        limits=runner.session_limits,
+        final_fields=final,
     )
 
 
@@ -138,7 +145,7 @@ async def run_experiment(
     status: a spent budget (in either stage) ends the run ``budget_exceeded`` (finished work kept); cancellation
     (Ctrl-C, SIGTERM) ``interrupted`` and a failure ``failed`` (both raised again). ``on_evaluation(total, done)``
     is told when scoring starts; the total counts the conversations still to simulate at their full length."""
-    session = _session(prepared.simulation)
+    session = _session(prepared.simulation, final=functools.partial(alarm_fields, prepared.store))
     outcome = await session.run(lambda: _simulate_and_score(prepared, on_evaluation, on_score))
     assert session.ending is not None
     outcome.status, outcome.error = session.ending.status, session.ending.error

@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import ExperimentConfig, ModelSpec, PythonTargetConfig, ReferenceTargetConfig
-from ..errors import RagdiveError
+from ..errors import ModelStopped, RagdiveError
 from ..models import GenerateParams, Message, ModelContext, models_for_roles
+from ..models.health import credential_source
+from ..models.usage import unpriced_under_budget
 from ..targets import build_experiment_target
 from ..targets.base import DialogueState
 
@@ -77,6 +79,9 @@ def offline_check(config: ExperimentConfig) -> Preflight:
             found.missing.append(f"models.{role}")
         else:
             found.problems += _key_problems(role, spec)
+    bound = {r: s for r in needed_roles(config) if (s := config.models.for_role(r)) is not None}
+    if refused := unpriced_under_budget(config.budget, bound):
+        found.problems.append(refused)
     return found
 
 
@@ -147,6 +152,11 @@ async def probe(config: ExperimentConfig, resources: AsyncExitStack) -> list[Pro
         try:
             await model.generate([Message(role="user", content=PROBE_MESSAGE)], params=GenerateParams(max_tokens=8))
             error = None
+        except ModelStopped as exc:  # a probe stops no run: the model's own error, and where its key came from
+            cause = exc.__cause__ if isinstance(exc.__cause__, RagdiveError) else exc
+            error = (
+                f"{str(cause).splitlines()[0]} (credential: {credential_source(model.spec, model.health.backend_env)})"
+            )
         except RagdiveError as exc:
             error = str(exc).splitlines()[0]
         results.append(ProbeResult(f"models.{role} ({model.name})", error, time.perf_counter() - began))

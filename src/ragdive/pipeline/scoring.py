@@ -14,6 +14,7 @@ from ..models import ModelContext
 from ..records import Score
 from ..store import RunStore, writer_lock
 from ..store.session import RunSession
+from .alarms import alarm_fields
 from .building import build_evaluator, hold_context, parse_metrics, settings_from_manifest
 from .experiment import evaluate_store
 
@@ -24,6 +25,10 @@ class ScoringOutcome:
     metrics: list[str]
     """Score names as written to evaluations.jsonl."""
     result: EvaluationResult
+    status: str = "finished"
+    """The run's status after this scoring, as its session decided it (finished, incomplete with the counts in
+    ``error``, or the unfinished status the run had)."""
+    error: str | None = None
 
 
 async def score_run(
@@ -51,7 +56,9 @@ async def score_run(
     context = hold_context(resources, ModelContext.from_config(settings))
     evaluator = build_evaluator(settings, list(models or []), names, concurrency, resources=resources, context=context)
     # one session: the run is "running" while scored; scoring a run whose simulation did not finish keeps its status
-    result = await RunSession(store, adds_to_run=True).run(
+    limits = config.evaluation.alarms if config is not None else None  # else the run's own thresholds
+    session = RunSession(store, adds_to_run=True, final_fields=lambda: alarm_fields(store, limits))
+    result = await session.run(
         lambda: evaluate_store(
             evaluator,
             store,
@@ -61,4 +68,5 @@ async def score_run(
             on_score=on_score,
         )
     )
-    return ScoringOutcome(store, evaluator.score_names, result)
+    assert session.ending is not None
+    return ScoringOutcome(store, evaluator.score_names, result, session.ending.status, session.ending.error)

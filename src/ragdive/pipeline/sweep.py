@@ -256,9 +256,12 @@ async def run_sweep(
     finally:
         shared.close()
     statuses = set(outcome.statuses.values())
-    outcome.status = (
-        "finished" if statuses <= {"finished"} else ("budget_exceeded" if "budget_exceeded" in statuses else "failed")
-    )
+    if statuses <= {"finished"}:
+        outcome.status = "finished"
+    elif statuses <= {"finished", "incomplete"}:
+        outcome.status = "incomplete"  # every run ran to its end; some with conversations in error or judge failures
+    else:
+        outcome.status = "budget_exceeded" if "budget_exceeded" in statuses else "failed"
     store.set_status(outcome.status)
     outcome.tables = sweep_tables(plan, store, arrow=arrow)
     outcome.table_files = store.write_tables(outcome.tables, tables_csv(outcome.tables))
@@ -270,8 +273,9 @@ def sweep_tables(plan: SweepPlan, store: SweepStore, *, arrow: ArrowRule | None 
     cells = {c.id: CellRuns(c.id, c.axes) for c in plan.cells}
     for planned in plan.runs:
         run = store.existing_run(planned.run_id)
-        if run is None or run.read_manifest().status != "finished":
-            continue  # an unfinished run is not a repeat yet; its cell's n says how many are
+        if run is None or run.read_manifest().status not in ("finished", "incomplete"):
+            continue  # an unfinished run is not a repeat yet; its cell's n says how many are (an incomplete one
+            # ran to its end: its means are over its finished conversations and scored items, said by its report)
         scores = RunScores.from_store(run)
         if planned.static:
             cells[planned.cell.id].static = (planned.run_id, scores)

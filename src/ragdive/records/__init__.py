@@ -20,6 +20,7 @@ from .conversation import (
 from .corpus import Document, Persona
 from .manifest import (
     SCHEMA_VERSION,
+    Alarm,
     ModelLimit,
     ModelSpend,
     Provenance,
@@ -28,11 +29,13 @@ from .manifest import (
     RunProcess,
     SourceFile,
     Totals,
+    known_rejections,
 )
-from .scoring import Score
+from .scoring import JUDGE_FAILURES, UNSCORED_KINDS, Score, kind_of_unscored
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Alarm",
     "CRITERIA",
     "Annotation",
     "SIMULATED_TYPES",
@@ -53,6 +56,10 @@ __all__ = [
     "RunManifest",
     "RunProcess",
     "Score",
+    "UNSCORED_KINDS",
+    "JUDGE_FAILURES",
+    "kind_of_unscored",
+    "known_rejections",
     "SourceFile",
     "TargetReply",
     "Totals",

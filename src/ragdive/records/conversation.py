@@ -149,10 +149,14 @@ class Turn(TurnDraft):
 
     index: int
     """0-based turn index within the conversation."""
+    unanswerable: bool | None = False  # type: ignore[assignment]
+    """The question was a deliberate probe the knowledge base does not answer; None: unknown (an imported turn
+    whose source did not say; a draft always says)."""
     attempts: list[Attempt] = Field(default_factory=list)
     """Every draft with its verdict, the accepted one last."""
-    validator_overruled: bool = False
-    """True when attempts ran out and the last draft was accepted anyway."""
+    validator_overruled: bool | None = False
+    """True when attempts ran out and the last draft was accepted anyway; None: unknown (an imported turn whose
+    source kept no validator history)."""
     generation_errors: list[str] = Field(default_factory=list)
     """Attempts where the user model's answer was not a readable draft (each counts against max_attempts)."""
     answer: str | None = None

@@ -7,11 +7,13 @@ from pydantic import Field
 
 from ._base import Record, utc_now
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 """Version of the run-directory format; bump it with a named migration (ragdive.store.migrations) when a reader
 would misread old runs. 2: rejection ids, rejections by category and spend per model. 3: runs of kind "replay"
 (source_run, note): a ragdive of version 2 would refuse their kind with a confusing error instead of the clear
-"upgrade ragdive" one."""
+"upgrade ragdive" one. 4: unknowns as null (totals.rejections, a turn's unanswerable and validator_overruled) and
+scores' unscored_kind: a ragdive of version 3 would refuse a null count with a confusing error. 5: status
+``incomplete`` (a run that ran to its end without doing its whole job)."""
 
 
 class ModelSpend(Record):
@@ -22,7 +24,10 @@ class ModelSpend(Record):
     model: str
     """provider/model."""
     calls: int = 0
-    """Calls that reached the model (cache hits excluded)."""
+    """Requests sent to the model: answered, or failed by its server (HTTP error, timeout, unreadable body); a
+    refused connection sent nothing. Cache hits are apart (cached_calls)."""
+    cached_calls: int = 0
+    """Requests the model cache answered: nothing sent, nothing spent."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
@@ -33,6 +38,8 @@ class ModelSpend(Record):
     """Attempts the model layer repeated after a retryable fault."""
     faults: dict[str, int] = Field(default_factory=dict)
     """Failed attempts by kind (http_429, http_503, timeout, connection, unusable_output...), retried or not."""
+    journal_lines: int = 0
+    """Lines of the run's spend.jsonl of this role and model already in this line (see store.spend_journal)."""
 
 
 class ModelLimit(Record):
@@ -59,8 +66,9 @@ class Totals(Record):
     """Finished conversations."""
     turns: int = 0
     """Finished turns."""
-    rejections: int = 0
-    """Validator rejections (one per rejection id, of conversations on disk)."""
+    rejections: int | None = 0
+    """Validator rejections (one per rejection id, of conversations on disk); None: unknown (an imported run
+    whose source kept no validator history; read with ``known_rejections``)."""
     rejections_by_category: dict[str, int] = Field(default_factory=dict)
     """Rejections per failed check; a rejection that failed two checks counts under both."""
     errors: int = 0
@@ -94,6 +102,29 @@ class RoleSetup(Record):
     prompts: str | None = None
     """Fingerprint (12 hex digits) of the prompt files, check descriptions and answer schema the role sent; None
     where the prompts are recorded elsewhere (the judge's: per metric, on each score)."""
+
+
+def known_rejections(manifest: RunManifest) -> int | None:
+    """The run's rejection count, or None when unknown: an imported run's source kept no validator history (runs
+    imported before ``Totals.rejections`` could say None have 0 there, which is just as unknown)."""
+    t = manifest.totals
+    if t.rejections is None or (manifest.kind == "imported" and not t.rejections and not t.rejections_by_category):
+        return None
+    return t.rejections
+
+
+class Alarm(Record):
+    """One validity alarm: a share of the run past the threshold where its numbers would mislead a reader."""
+
+    code: str
+    """Stable name: overruled_share, judge_failure_share, error_share, no_context_share, seed_reuse_share,
+    empty_metric."""
+    message: str
+    """What it means, in one sentence with the counts."""
+    value: float | None = None
+    """The run's share (None for empty_metric)."""
+    threshold: float | None = None
+    """The configured threshold it passed."""
 
 
 class RunProcess(Record):
@@ -160,8 +191,11 @@ class RunManifest(Record):
     """Creation time (UTC)."""
     updated: datetime = Field(default_factory=utc_now)
     """Last manifest write (UTC)."""
-    status: Literal["created", "running", "finished", "failed", "interrupted", "budget_exceeded"] = "created"
-    """Where the run got to."""
+    status: Literal["created", "running", "finished", "incomplete", "failed", "interrupted", "budget_exceeded"] = (
+        "created"
+    )
+    """Where the run got to. finished: the whole job done; incomplete: it ran to its end but conversations are in
+    error or items unscored because the judge failed (counts in ``error``; resume / evaluate --retry-failed)."""
     config: dict[str, Any] = Field(default_factory=dict)
     """The resolved config, secrets redacted."""
     models: dict[str, str] = Field(default_factory=dict)
@@ -182,3 +216,5 @@ class RunManifest(Record):
     """Who runs it (or ran it last); absent in manifests written before ragdive recorded it."""
     provenance: Provenance | None = None
     """Where an imported run came from; None for runs ragdive made itself."""
+    alarms: list[Alarm] | None = None
+    """Validity alarms computed from the run's files when it was last scored (None: not computed yet)."""

@@ -32,7 +32,9 @@ class SweepIndexRecord(Record):
     name: str
     created: datetime = Field(default_factory=utc_now)
     updated: datetime = Field(default_factory=utc_now)
-    status: Literal["created", "running", "finished", "failed", "interrupted", "budget_exceeded"] = "created"
+    status: Literal["created", "running", "finished", "incomplete", "failed", "interrupted", "budget_exceeded"] = (
+        "created"
+    )
     config: dict[str, Any] = Field(default_factory=dict)
     """The sweep config as given (secrets redacted); a resumed sweep must match it."""
     baseline: str

@@ -84,6 +84,10 @@ class Table4Row(_Record):
 
 class Table4(_Record):
     rows: list[Table4Row]
+    baseline_repeats: int | None = None
+    """Finished repeats of the baseline cell: under 2 there is no band at all (the footnote says so)."""
+    rule: str | None = None
+    """How `*` was decided (tolerance, rounded or not), as the footnote states it."""
 
 
 class Table5Row(_Record):

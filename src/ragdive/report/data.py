@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..analysis import RunScores, summarize_run
+from ..analysis import RunScores, alarm_limits, summarize_run, validity_alarms
 from ..analysis.conversations import (
     ALL,
     DEFAULT_THRESHOLD,
@@ -20,7 +20,7 @@ from ..analysis.conversations import (
     analyse_groups,
     to_data,
 )
-from ..records import Conversation, RunManifest, Score, Turn
+from ..records import Conversation, RunManifest, Score, Turn, kind_of_unscored, known_rejections
 from ..store import RunStore
 
 
@@ -50,9 +50,12 @@ def report_data(
     by_conversation: dict[str, list[Score]] = {}
     for s in scores:
         by_conversation.setdefault(s.conversation_id, []).append(s)
-    summaries = summarize_run(RunScores(name, conversations, scores, kind=manifest.kind))
+    run = RunScores(name, conversations, scores, kind=manifest.kind)
+    summaries = summarize_run(run)
     return {
         "name": name,
+        # computed from the files with the run's own thresholds: the same as the terminal and the manifest say
+        "alarms": [a.model_dump() for a in validity_alarms(run, alarm_limits(manifest.config))],
         "setup": setup(manifest),
         "cost": cost(manifest),
         "summary": [
@@ -101,7 +104,7 @@ def cost(manifest: RunManifest) -> dict[str, Any]:
     return {
         "conversations": t.conversations,
         "turns": t.turns,
-        "rejections": t.rejections,
+        "rejections": known_rejections(manifest),  # None: unknown (shown so, never 0)
         "errors": t.errors,
         "prompt_tokens": t.prompt_tokens,
         "completion_tokens": t.completion_tokens,
@@ -111,7 +114,13 @@ def cost(manifest: RunManifest) -> dict[str, Any]:
 
 
 def _score_view(s: Score) -> dict[str, Any]:
-    return {"metric": s.metric, "value": s.value, "reason": s.reason, "unscored": s.unscored_reason}
+    return {
+        "metric": s.metric,
+        "value": s.value,
+        "reason": s.reason,
+        "unscored": s.unscored_reason,  # the free text, in the drill-down; tables group by the kind
+        "unscored_kind": kind_of_unscored(s),
+    }
 
 
 def _turn_view(t: Turn, scores: Iterable[Score]) -> dict[str, Any]:

@@ -95,7 +95,14 @@ def sweep_view(
             for c in tables.cells
         ],
         "table2": {**cell_view(tables.table2.cell), "repeats": tables.table2.repeats, "rows": tables.table2.rows},
-        "table4": {"band_min": band_min, "band_max": band_max, "rows": table4},
+        "table4": {
+            "band_min": band_min,
+            "band_max": band_max,
+            "rows": table4,
+            "baseline_repeats": tables.table4.baseline_repeats,
+            "rule": tables.table4.rule,
+            "bandless": sorted({r.metric for r in rows4 if r.band_min is None}),
+        },
         "table5": table5 if tables.table5 else None,
         "table3": [{**cell_view(u["cell"]), **u} for u in uniqueness or []],
         "pass_k": _pass_k(tables, cells, cell_view),

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BudgetExceeded, ModelCrashed, ModelOutputError
+from ..errors import BudgetExceeded, ModelOutputError, ModelStopped
 from ..records import Attempt, Conversation, Document, Persona, Rejection, Turn, TurnDraft, Usage
 from ..records._base import utc_now
 from ..targets import DialogueState, Target
@@ -124,8 +124,8 @@ async def run_dialogue(
                 conversation.status = "ended_early"
                 conversation.end_reason = f"the target failed on turn {turn_index + 1}: {turn.error}"
                 break
-    except (BudgetExceeded, ModelCrashed):
-        raise  # the run stops: no budget left, or a model process that dies on every call
+    except (BudgetExceeded, ModelStopped):
+        raise  # the run stops: no budget left, or a model that fails every call (crashed, refused, down)
     except Exception as exc:  # recorded on this conversation; the others go on
         conversation.status = "error"
         conversation.error = f"{type(exc).__name__}: {exc}"

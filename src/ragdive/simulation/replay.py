@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from ..errors import BudgetExceeded, ModelCrashed
+from ..errors import BudgetExceeded, ModelStopped
 from ..records import Conversation, Turn
 from ..records._base import utc_now
 from ..store import RunRecorder, RunStore
@@ -66,8 +66,8 @@ async def replay_conversation(target: Target, source: Conversation) -> Conversat
             if source.status == "ended_early":  # the recording stops where the source conversation stopped
                 conversation.status = "ended_early"
                 conversation.end_reason = f"the source conversation ended early: {source.end_reason}"
-    except (BudgetExceeded, ModelCrashed):
-        raise  # the run stops: no budget left, or a model process that dies on every call
+    except (BudgetExceeded, ModelStopped):
+        raise  # the run stops: no budget left, or a model that fails every call (crashed, refused, down)
     except Exception as exc:  # recorded on this conversation; the others go on
         conversation.status = "error"
         conversation.error = f"{type(exc).__name__}: {exc}"

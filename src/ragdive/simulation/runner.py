@@ -127,6 +127,8 @@ class SimulationRunner:
         # one ledger per distinct model context (a real run shares one; tests may build separate models)
         contexts = {id(m.context): m.context for m in (generator.model, validator.model)}
         self.ledgers: list[UsageLedger] = [c.ledger for c in contexts.values()]
+        for ledger in self.ledgers:
+            self.recorder.attach(ledger)  # every request's spend on disk as it is counted (store.spend_journal)
         self._contexts = list(contexts.values())
         self._models = list({id(m.context): m for m in (generator.model, validator.model)}.values())
         """One model per distinct context: settling its cache settles every role's on that context."""

@@ -6,7 +6,7 @@ from .jsonl import JsonlAppender, ReadResult, read_jsonl
 from .latest import ScoreKey, latest, latest_rejections, latest_scores, score_key
 from .liveness import process_alive, shown_status, this_process
 from .lock import LOCK_FILE, WriterLocked, writer_lock
-from .recorder import RunRecorder
+from .recorder import RunRecorder, spend_since
 from .run import (
     ANNOTATIONS,
     CONVERSATIONS,
@@ -20,6 +20,7 @@ from .run import (
     write_json_atomic,
 )
 from .session import Ending, RunSession, decide_ending
+from .spend_journal import SPEND, read_journal
 from .sweep_index import SWEEP_INDEX, TABLES, SweepStore
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "MANIFEST",
     "REJECTIONS",
     "REPORT",
+    "SPEND",
     "SWEEP_INDEX",
     "TABLES",
     "Ending",
@@ -54,7 +56,9 @@ __all__ = [
     "process_alive",
     "read_jsonl",
     "score_key",
+    "read_journal",
     "shown_status",
+    "spend_since",
     "this_process",
     "write_json_atomic",
     "writer_lock",

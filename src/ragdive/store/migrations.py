@@ -36,9 +36,25 @@ def _replay_runs(data: ManifestData) -> ManifestData:
     return data
 
 
+def _unknowns_and_unscored_kinds(data: ManifestData) -> ManifestData:
+    """v3 → v4: unknown is a value. ``totals.rejections`` may be null (an imported run's source kept no validator
+    history), turns' ``unanswerable`` and ``validator_overruled`` may be null, and scores gain ``unscored_kind``.
+    Nothing to rewrite: a v3 imported run's 0 rejections is read as unknown (records.known_rejections), and an
+    unscored line without a kind is classified from its reason on read (records.kind_of_unscored)."""
+    return data
+
+
+def _incomplete_status(data: ManifestData) -> ManifestData:
+    """v4 → v5: a run may end ``incomplete`` (conversations in error or judge failures, with the counts). Nothing
+    to rewrite: a v4 run that finished so keeps ``finished`` until it is scored or resumed again."""
+    return data
+
+
 MIGRATIONS: list[Migration] = [
     (1, "rejection ids, rejections by category and spend per model", _rejection_ids_and_spend),
     (2, "replay runs: kind replay, source_run and note", _replay_runs),
+    (3, "unknowns as null and unscored kinds", _unknowns_and_unscored_kinds),
+    (4, "status incomplete", _incomplete_status),
 ]
 """Ordered by from_version: each takes a manifest of that version to the next one."""
 

@@ -14,15 +14,20 @@ Every write reads the manifest first: whatever another recorder of the same run 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 from ..records import ModelLimit, ModelSpend, RunManifest, Totals
 from .counts import FileCounts
 from .liveness import this_process
 from .run import RunStore
+from .spend_journal import SpendJournal, journal_for, read_journal
 
 SpendKey = tuple[str, str]
+
+
+class _Ledger(Protocol):
+    sink: Callable[[ModelSpend], None] | None
 
 
 class RunRecorder:
@@ -33,6 +38,17 @@ class RunRecorder:
         self._counts = FileCounts(store.path)
         self._recorded: dict[SpendKey, ModelSpend] = {}
         """The spend snapshot this recorder has already added to the manifest."""
+        self._journal: SpendJournal | None = None
+
+    def attach(self, ledger: _Ledger) -> None:
+        """Journal every request ``ledger`` counts into the run's spend.jsonl as it happens (store.spend_journal).
+        The first attach of a process adds what killed sessions journaled beyond the manifest, before any line of
+        this session is written."""
+        journal, fresh = journal_for(self.store.path)
+        if fresh:
+            self._recover()
+        self._journal = journal
+        ledger.sink = journal.append
 
     # -- status ------------------------------------------------------------------------------------------------
     def start(
@@ -61,10 +77,43 @@ class RunRecorder:
         by the manifest's schema)."""
         return self._write(spend, limits, status=status, error=error, **fields)
 
+    def _recover(self) -> None:
+        """Add the journal lines no manifest write accounted for: spent by a session killed before its next
+        write. Each (role, model) line of the manifest says how many of its journal lines it holds."""
+        journaled = read_journal(self.store.path)
+        manifest = self.store.read_manifest()
+        lines = {(s.role, s.model): s for s in manifest.totals.spend}
+        found = []
+        for key, entries in journaled.items():
+            line = lines.get(key, ModelSpend(role=key[0], model=key[1]))
+            extra = entries[line.journal_lines :]
+            if extra:
+                grew = _merge([e.model_copy(update={"role": key[0], "model": key[1]}) for e in extra])[key]
+                found.append(grew)
+                lines[key] = _plus(line, grew).model_copy(update={"journal_lines": len(entries)})
+        if not found:
+            return
+        t = manifest.totals
+        prompt = None if t.prompt_tokens is None else t.prompt_tokens + sum(g.prompt_tokens for g in found)
+        completion = (
+            None if t.completion_tokens is None else t.completion_tokens + sum(g.completion_tokens for g in found)
+        )
+        cost = t.cost_usd
+        for g in found:
+            cost = None if cost is None or g.cost_usd is None else cost + g.cost_usd
+        spend = sorted(lines.values(), key=lambda s: (s.role, s.model))
+        totals = t.model_copy(
+            update={"spend": spend, "prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": cost}
+        )
+        self.store._update_manifest({"totals": totals})  # the one writer of these fields
+
     # -- writing -----------------------------------------------------------------------------------------------
     def _write(self, spend: Iterable[ModelSpend] | None, limits: Iterable[ModelLimit], **fields: Any) -> RunManifest:
         manifest = self.store.read_manifest()
-        totals = manifest.totals.model_copy(update=self._counts.update())
+        counts = self._counts.update()
+        if manifest.totals.rejections is None:  # unknown (an imported run): none on disk does not make it 0
+            counts.update(rejections=None, rejections_by_category={})
+        totals = manifest.totals.model_copy(update=counts)
         if spend is not None:
             totals = self._add_spend(totals, list(spend))
         now = {limit.model: limit for limit in limits}
@@ -82,10 +131,16 @@ class RunRecorder:
             key = (now.role, now.model)
             before = self._recorded.get(key, ModelSpend(role=now.role, model=now.model))
             grew = _minus(now, before)
-            if not (grew.calls or grew.prompt_tokens or grew.completion_tokens or grew.retries or grew.faults):
+            if (
+                not (grew.calls or grew.prompt_tokens or grew.completion_tokens or grew.retries or grew.faults)
+                and not grew.cached_calls
+            ):
                 continue
             line = lines.setdefault(key, ModelSpend(role=now.role, model=now.model))
             lines[key] = _plus(line, grew)
+            if self._journal is not None and key in self._journal.counts:
+                # the snapshot holds every line this session journaled for the key: none is left to recover
+                lines[key].journal_lines = self._journal.counts[key]
             # an imported run's tokens are unknown (None): what ragdive spends on it since does not make them known
             prompt = None if prompt is None else prompt + grew.prompt_tokens
             completion = None if completion is None else completion + grew.completion_tokens
@@ -126,6 +181,7 @@ def _plus(a: ModelSpend, b: ModelSpend) -> ModelSpend:
     return a.model_copy(
         update={
             "calls": a.calls + b.calls,
+            "cached_calls": a.cached_calls + b.cached_calls,
             "prompt_tokens": a.prompt_tokens + b.prompt_tokens,
             "completion_tokens": a.completion_tokens + b.completion_tokens,
             "cost_usd": cost,
@@ -141,6 +197,7 @@ def _minus(now: ModelSpend, before: ModelSpend) -> ModelSpend:
     return now.model_copy(
         update={
             "calls": now.calls - before.calls,
+            "cached_calls": now.cached_calls - before.cached_calls,
             "prompt_tokens": now.prompt_tokens - before.prompt_tokens,
             "completion_tokens": now.completion_tokens - before.completion_tokens,
             "cost_usd": cost,

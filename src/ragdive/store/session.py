@@ -9,27 +9,29 @@ outcome, or raise.
 
 **Where a run's final status is decided:** `decide_ending`, below, and nowhere else. It maps what the work returned
 (its outcome's ``status``: ``finished``, ``budget_exceeded`` or ``failed``, and its ``error``) or what it raised
-(cancellation, a spent budget, an error) to one of the manifest's final statuses. A new outcome (say, a run that
-finished with conversations in error) is one more branch there, and one more exit code where the command line maps
-statuses to exit codes (``ragdive.cli.epilogue``).
+(cancellation, a spent budget, an error) to one of the manifest's final statuses. A run whose work finished with
+conversations in error or items the judge failed on ends ``incomplete`` (store.completeness counts them), one more
+branch there, and one more exit code (4) where the command line maps statuses to exit codes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..errors import BudgetExceeded, RagdiveError
 from ..records import ModelLimit, ModelSpend, RunManifest
+from .completeness import Completeness, completeness
 from .lock import acquire
 from .recorder import RunRecorder
 from .run import RunStore
 
 OutcomeT = TypeVar("OutcomeT")
 
-FINAL = ("finished", "failed", "interrupted", "budget_exceeded")
+FINAL = ("finished", "incomplete", "failed", "interrupted", "budget_exceeded")
 """The statuses a session may end a run with (the manifest's schema checks the same list)."""
 
 UNFINISHED = ("failed", "interrupted", "budget_exceeded")
@@ -55,12 +57,18 @@ class Outcome(Protocol):
     def error(self) -> str | None: ...
 
 
-def decide_ending(outcome: Outcome | None, raised: BaseException | None, before: RunManifest | None) -> Ending:
+def decide_ending(
+    outcome: Outcome | None,
+    raised: BaseException | None,
+    before: RunManifest | None,
+    gaps: Callable[[], Completeness] | None = None,
+) -> Ending:
     """The one place a run's final status is decided (see the module's docstring).
 
     ``before``: the manifest as it was when this session started, for a session that only adds to a run (scoring an
     existing run): scoring every conversation of a run whose simulation did not finish does not make the run
-    finished; it keeps the status and error it had."""
+    finished; it keeps the status and error it had. ``gaps``: what the run's files hold undone; a run whose work
+    finished with conversations in error or items the judge failed on ends ``incomplete``, with the counts."""
     if raised is not None:
         if isinstance(raised, asyncio.CancelledError | KeyboardInterrupt):
             return Ending("interrupted")
@@ -75,6 +83,9 @@ def decide_ending(outcome: Outcome | None, raised: BaseException | None, before:
         return Ending("failed", error or f"the work ended as {status!r}")
     if status == "finished" and before is not None and before.status in UNFINISHED:
         return Ending(before.status, before.error)
+    if status in ("finished", "incomplete") and gaps is not None:
+        found = gaps()
+        return Ending("finished") if found.complete else Ending("incomplete", found.summary())
     return Ending(status, error)
 
 
@@ -93,12 +104,15 @@ class RunSession:
         spend: Callable[[], Iterable[ModelSpend]] | None = None,
         limits: Callable[[], Iterable[ModelLimit]] | None = None,
         adds_to_run: bool = False,
+        final_fields: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         self.store = store
         self.recorder = recorder or RunRecorder(store)
         self._spend = spend
         self._limits = limits
         self._adds_to_run = adds_to_run
+        self._final_fields = final_fields
+        """More manifest fields for the final write of a run that ran to its end (its validity alarms)."""
         self.before: RunManifest | None = None
         self._release: Callable[[], None] | None = None
         self.ending: Ending | None = None
@@ -130,11 +144,14 @@ class RunSession:
         Once: a second call returns the first ending and writes nothing."""
         if self.ending is not None:
             return self.ending
-        ending = decide_ending(outcome, raised, self.before if self._adds_to_run else None)
+        gaps = functools.partial(completeness, self.store)  # read only when the work finished
+        ending = decide_ending(outcome, raised, self.before if self._adds_to_run else None, gaps)
         self.ending = ending
+        ran = ending.status in ("finished", "incomplete") and self._final_fields is not None
         try:
+            fields = self._final_fields() if ran and self._final_fields is not None else {}
             self.manifest = self.recorder.finish(
-                ending.status, ending.error, spend=self._spend_now(), limits=self._limits_now()
+                ending.status, ending.error, spend=self._spend_now(), limits=self._limits_now(), **fields
             )
         finally:
             if self._release is not None:

@@ -79,6 +79,11 @@ class StubProcess:
         """Most chat requests the server was answering at once since it started (or the last reset)."""
         return int(self._control("GET", "stats")["peak_in_flight"])
 
+    @property
+    def in_flight(self) -> int:
+        """Chat requests being answered right now (a client killed now never reads their answers)."""
+        return int(self._control("GET", "stats")["in_flight"])
+
     def stop(self) -> None:
         if self._proc is not None:
             self._proc.terminate()

@@ -184,7 +184,9 @@ class StubServer:
 
     async def _control_stats(self, request: Request) -> Response:
         with self._lock:
-            return JSONResponse({"count": len(self.requests), "peak_in_flight": self.peak_in_flight})
+            return JSONResponse(
+                {"count": len(self.requests), "peak_in_flight": self.peak_in_flight, "in_flight": self.in_flight}
+            )
 
     async def _models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [{"id": self.model, "object": "model"}]})

@@ -25,15 +25,18 @@ class LapseStats:
     scored: int
     """Conversations with a value for this metric."""
     unscored: int
-    with_lapse: int
-    """Scored conversations with at least one placed lapse."""
-    lapses: int
-    """Placed lapses."""
+    with_lapse: int | None
+    """Scored conversations with at least one placed lapse; None (unknown) when no scored item carries an
+    attribution (an imported run whose source gives only the value)."""
+    lapses: int | None
+    """Placed lapses; None when unknown (as with_lapse)."""
     by_turn: dict[int, int]
     by_distance: dict[int, int]
     unplaced: int
     inconsistent: int
     """Scores whose binary verdict disagreed with their own attribution (flagged by the metric, kept as given)."""
+    unattributed: int = 0
+    """Scored items without any attribution (the source recorded none): not counted as "no lapse"."""
 
 
 def _placed(item: Any) -> tuple[int, int] | None:
@@ -55,9 +58,12 @@ def lapse_stats(scores: Iterable[Score], metrics: Iterable[str] = LAPSE_METRICS)
     for metric, items in by_metric.items():
         by_turn: Counter[int] = Counter()
         by_distance: Counter[int] = Counter()
-        with_lapse = lapses = unplaced = inconsistent = 0
+        with_lapse = lapses = unplaced = inconsistent = unattributed = 0
         for s in items:
             if s.value is None:
+                continue
+            if "lost" not in s.details and "unplaced" not in s.details:
+                unattributed += 1  # ragdive's metrics always write "lost"; its absence is an unknown, not none
                 continue
             placed = [p for item in s.details.get("lost", []) if (p := _placed(item)) is not None]
             # "lost" holds only placed items when written by the metric; anything else there is counted unplaced
@@ -69,15 +75,17 @@ def lapse_stats(scores: Iterable[Score], metrics: Iterable[str] = LAPSE_METRICS)
                 by_turn[turn + 1] += 1
                 by_distance[turn - earlier] += 1
         scored = sum(s.value is not None for s in items)
+        known = unattributed < scored or scored == 0
         out[metric] = LapseStats(
             metric=metric,
             scored=scored,
             unscored=len(items) - scored,
-            with_lapse=with_lapse,
-            lapses=lapses,
+            with_lapse=with_lapse if known else None,
+            lapses=lapses if known else None,
             by_turn=dict(sorted(by_turn.items())),
             by_distance=dict(sorted(by_distance.items())),
             unplaced=unplaced,
             inconsistent=inconsistent,
+            unattributed=unattributed,
         )
     return out

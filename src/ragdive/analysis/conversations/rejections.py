@@ -48,8 +48,9 @@ class Acceptance:
 
 @dataclass(frozen=True)
 class RejectionStats:
-    total: int
-    """Rejection records."""
+    total: int | None
+    """Rejection records; None (unknown) when no turn has a validator history and none is on disk (an imported
+    or static run): no history is not "no rejections"."""
     by_category: dict[str, int]
     by_turn: dict[int, int]
     by_attempt: dict[int, int]
@@ -81,7 +82,7 @@ def acceptance(turns: Iterable[Turn]) -> Acceptance:
     items = [t for t in every if t.attempts or t.generation_errors or t.validator_overruled]
     n = len(items)
     first = sum(_first_try(t) for t in items)
-    over = sum(t.validator_overruled for t in items)
+    over = sum(bool(t.validator_overruled) for t in items)
     drafts = [a for t in items for a in t.attempts]
     checked = sum(not a.verdict.valid and a.verdict.checked_by == "deterministic" for a in drafts)
     return Acceptance(
@@ -121,13 +122,15 @@ def rejection_stats(conversations: Iterable[Conversation], rejections: Iterable[
     for conversation in conversations:
         for turn in conversation.turns:
             turns_by_number.setdefault(turn.index + 1, []).append(turn)
+    every = acceptance(t for ts in turns_by_number.values() for t in ts)
+    known = total > 0 or every.unrecorded < every.turns
     return RejectionStats(
-        total=total,
+        total=total if known else None,
         by_category=dict(by_category.most_common()),
         by_turn=dict(sorted(by_turn.items())),
         by_attempt=dict(sorted(by_attempt.items())),
         cells=[RejectionCell(c, t, a, n) for (c, t, a), n in sorted(cells.items())],
-        acceptance=acceptance(t for ts in turns_by_number.values() for t in ts),
+        acceptance=every,
         acceptance_per_turn={k: acceptance(turns_by_number[k]) for k in sorted(turns_by_number)},
         per_100_turns=100 * total / turns if (turns := sum(map(len, turns_by_number.values()))) else None,
         category_shares={c: n / total for c, n in by_category.most_common()} if total else {},

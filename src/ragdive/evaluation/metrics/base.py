@@ -19,6 +19,10 @@ from .registry import MetricInfo, metric_info
 
 NO_GROUND_TRUTH = "no ground truth: the turn has no reference answer (an imported log), so this metric cannot be judged"
 UNANSWERABLE_NOTE = "unanswerable probe: the knowledge base has no answer, so there is no relevant context"
+NO_GROUND_TRUTH_NOTE = NO_GROUND_TRUTH
+
+Unscored = tuple[str, str]
+"""(kind, reason) of an unscored result: a key of records.UNSCORED_KINDS and the free text."""
 
 
 class Unscorable(Exception):
@@ -26,9 +30,10 @@ class Unscorable(Exception):
     ``judge_failed`` marks the judge failing (the Ragas engine, or an answer that cannot be right) so it can be
     retried with --retry-failed."""
 
-    def __init__(self, message: str, *, judge_failed: bool = False) -> None:
+    def __init__(self, message: str, *, judge_failed: bool = False, kind: str | None = None) -> None:
         super().__init__(message)
         self.judge_failed = judge_failed
+        self.kind = kind or ("judge_unusable" if judge_failed else "nothing_to_measure")
 
 
 JUDGE_FAILED = "judge_failed"
@@ -38,6 +43,12 @@ JUDGE_FAILED = "judge_failed"
 def _failure_details(exc: Exception) -> dict[str, Any]:
     failed = isinstance(exc, JudgeError) or getattr(exc, "judge_failed", False)
     return {JUDGE_FAILED: True} if failed else {}
+
+
+def _failure_kind(exc: Exception) -> str:
+    if isinstance(exc, JudgeError):
+        return exc.kind
+    return getattr(exc, "kind", "nothing_to_measure")
 
 
 @dataclass
@@ -65,20 +76,23 @@ class TurnMetric(ABC, Generic[JudgeT]):
     needs_contexts: ClassVar[bool] = True
     needs_answerable: ClassVar[bool] = False
     """Unscored on unanswerable probes (their ground truth is "not in the knowledge base")."""
+    needs_ground_truth: ClassVar[bool] = False
+    """Judged against the ground truth: unscored (no_ground_truth) when it is empty or unknown (an imported run
+    whose source had no per-turn reference), never compared with nothing and found "all present"."""
 
     def identity(self) -> dict[str, Any]:
         return identity(self.name)
 
-    def precheck(self, turn: Turn) -> str | None:
-        """Why this turn cannot be scored before asking the judge, or None."""
+    def precheck(self, turn: Turn) -> Unscored | None:
+        """Why this turn cannot be scored before asking the judge (kind, reason), or None."""
         if turn.answer is None and (self.needs_answer or not turn.contexts):
-            return f"no answer: the target failed on this turn ({turn.error or 'no error recorded'})"
+            return "no_answer", f"no answer: the target failed on this turn ({turn.error or 'no error recorded'})"
         if self.needs_answerable and turn.unanswerable:
-            return UNANSWERABLE_NOTE
-        if not turn.ground_truth.strip() and self._reads_ground_truth():
-            return NO_GROUND_TRUTH
+            return "unanswerable_probe", UNANSWERABLE_NOTE
+        if not (turn.ground_truth or "").strip() and (self.needs_ground_truth or self._reads_ground_truth()):
+            return "no_ground_truth", NO_GROUND_TRUTH
         if self.needs_contexts and not turn.contexts:
-            return "the target reported no retrieved contexts"
+            return "no_contexts", "the target reported no retrieved contexts"
         return None
 
     def _reads_ground_truth(self) -> bool:
@@ -111,12 +125,12 @@ class ConversationMetric(ABC, Generic[JudgeT]):
     def identity(self) -> dict[str, Any]:
         return identity(self.name)
 
-    def precheck(self, conversation: Conversation) -> str | None:
+    def precheck(self, conversation: Conversation) -> Unscored | None:
         answered = [t for t in conversation.turns if t.answer is not None]
         if len(conversation.turns) < 2:
-            return "a conversation of fewer than two turns has no earlier context to keep or lose"
+            return "too_short", "a conversation of fewer than two turns has no earlier context to keep or lose"
         if len(answered) < 2:
-            return "fewer than two turns were answered (the target failed on the others)"
+            return "too_short", "fewer than two turns were answered (the target failed on the others)"
         return None
 
     @abstractmethod
@@ -142,18 +156,19 @@ def fingerprint(info: MetricInfo) -> str:
 
 
 async def _judged_score(
-    judge: JudgeProtocol, common: dict[str, Any], precheck: str | None, measure: Callable[[], Awaitable[Outcome]]
+    judge: JudgeProtocol, common: dict[str, Any], precheck: Unscored | None, measure: Callable[[], Awaitable[Outcome]]
 ) -> Score:
-    """A value when the judge could measure; otherwise unscored with the reason (a precheck, a judge failure,
-    nothing to measure) — never a 0 standing in for a failure."""
-    reason, details = precheck, dict[str, Any]()
-    if reason is None:
+    """A value when the judge could measure; otherwise unscored with its kind and reason (a precheck, a judge
+    failure, nothing to measure) — never a 0 standing in for a failure."""
+    unscored, details = precheck, dict[str, Any]()
+    if unscored is None:
         try:
             outcome = await measure()
         except (JudgeError, Unscorable) as exc:
-            reason, details = str(exc), _failure_details(exc)
-    if reason is not None:
-        return Score.unscored(reason=reason, judge_model=judge.name, details=details, **common)
+            unscored, details = (_failure_kind(exc), str(exc)), _failure_details(exc)
+    if unscored is not None:
+        kind, reason = unscored
+        return Score.unscored(reason=reason, kind=kind, judge_model=judge.name, details=details, **common)
     return Score(value=outcome.value, reason=outcome.reason, judge_model=judge.name, details=outcome.details, **common)
 
 

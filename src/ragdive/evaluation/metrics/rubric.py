@@ -15,7 +15,7 @@ from ...config.evaluation import CustomMetricConfig
 from ...errors import ConfigError
 from ...records import Conversation, Turn
 from ..judge import Judge
-from .base import ConversationMetric, Outcome, TurnMetric, numbered_contexts
+from .base import NO_GROUND_TRUTH_NOTE, ConversationMetric, Outcome, TurnMetric, Unscored, numbered_contexts
 from .registry import METRICS, MetricInfo, _import_builtins
 
 
@@ -56,11 +56,13 @@ def _turn_material(spec: CustomMetricConfig, turn: Turn) -> dict[str, Any]:
 class RubricTurnMetric(TurnMetric[Judge]):
     spec: CustomMetricConfig
 
-    def precheck(self, turn: Turn) -> str | None:
+    def precheck(self, turn: Turn) -> Unscored | None:
         if "answer" in self.spec.inputs and turn.answer is None:
-            return f"no answer: the target failed on this turn ({turn.error or 'no error recorded'})"
+            return "no_answer", f"no answer: the target failed on this turn ({turn.error or 'no error recorded'})"
+        if "ground_truth" in self.spec.inputs and not (turn.ground_truth or "").strip():
+            return "no_ground_truth", NO_GROUND_TRUTH_NOTE
         if "contexts" in self.spec.inputs and not turn.contexts:
-            return "the target reported no retrieved contexts"
+            return "no_contexts", "the target reported no retrieved contexts"
         return None
 
     async def measure(self, judge: Judge, turn: Turn) -> Outcome:
@@ -77,9 +79,9 @@ class RubricTurnMetric(TurnMetric[Judge]):
 class RubricConversationMetric(ConversationMetric[Judge]):
     spec: CustomMetricConfig
 
-    def precheck(self, conversation: Conversation) -> str | None:
+    def precheck(self, conversation: Conversation) -> Unscored | None:
         if not any(t.answer is not None for t in conversation.turns):
-            return "no turn was answered (the target failed on every turn)"
+            return "no_answer", "no turn was answered (the target failed on every turn)"
         return None
 
     async def measure(self, judge: Judge, conversation: Conversation) -> Outcome:

@@ -91,6 +91,7 @@ def make_score(conversation_id: str, turn_index: int | None, metric: str, raw: A
             turn_index=turn_index,
             metric=metric,
             reason=NOT_A_NUMBER,
+            kind="source_missing",
             prompt_fingerprint=fingerprint,
         )
     return Score(

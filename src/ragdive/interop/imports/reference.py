@@ -255,6 +255,9 @@ def _turn(raw: Any, index: int, where: str) -> Turn:
         answer=text(answer, f"{where}: rag_answer") if answer is not None else None,
         error=None if answer is not None else "the source has no answer for this turn",
         contexts=[_context(c, f"{where}, context {k + 1}") for k, c in enumerate(contexts)],
+        # the source kept no validator loop and no probe flag: unknown, never False
+        unanswerable=None,
+        validator_overruled=None,
     )
 
 

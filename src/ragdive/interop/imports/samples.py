@@ -248,6 +248,9 @@ def _conversation(n: int, sample: Sample, single: bool) -> Conversation:
                 answer=exchange.answer,
                 error=None if exchange.answer is not None else "the source has no answer for this turn",
                 contexts=[Context(text=c) for c in exchange.contexts],
+                # the source kept no validator loop and no probe flag: unknown, never False
+                unanswerable=None,
+                validator_overruled=None,
             )
         )
     conversation = Conversation(

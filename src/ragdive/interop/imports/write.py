@@ -112,8 +112,9 @@ def import_run(
             kind="imported",
             target=f"imported from {chosen.name}",
             provenance=provenance,
-            # the source recorded no tokens: unknown, never 0 (the recorder keeps None through later sessions)
-            totals=Totals(prompt_tokens=None, completion_tokens=None, cost_usd=None),
+            # the source recorded no tokens and no rejections: unknown, never 0 (the recorder keeps None through
+            # later sessions)
+            totals=Totals(prompt_tokens=None, completion_tokens=None, cost_usd=None, rejections=None),
         )
         store.append_rejections(run.rejections)  # before their conversations, as a simulation writes them
         store.append_conversations(run.conversations)

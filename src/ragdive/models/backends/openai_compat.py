@@ -67,6 +67,10 @@ class OpenAIBackend(ModelBackend):
         self.base_url = base_url
         self.api_key_env = api_key_env or DEFAULT_KEY_ENV
         key = api_key or os.environ.get(self.api_key_env)
+        # named when the key is refused: the one the user configured, not a guessed variable
+        self._key_named = (
+            "the api_key in the model's config" if api_key else f"the environment variable {self.api_key_env}"
+        )
         if not key:
             if base_url is None:
                 raise ConfigError(
@@ -164,11 +168,10 @@ class OpenAIBackend(ModelBackend):
         detail = _server_message(reply)
         if status == 401:
             what = (
-                f"401 Unauthorized from {self._where()}: the API key was rejected; "
-                f"check the environment variable {self.api_key_env} ({detail})"
+                f"401 Unauthorized from {self._where()}: the API key was rejected; check {self._key_named} ({detail})"
             )
         elif status == 403:
-            what = f"403 Forbidden from {self._where()}: the key in {self.api_key_env} may not use this model"
+            what = f"403 Forbidden from {self._where()}: the key ({self._key_named}) may not use this model"
         elif status == 404:
             what = f"404 Not Found from {self._where()}: unknown model {self.model_id!r} or wrong base_url ({detail})"
         else:

@@ -14,7 +14,7 @@ from ...config.components import RERANKERS, RETRIEVERS
 from ...config.models import ModelSpec
 from ...config.target import ReferenceTargetConfig
 from ...corpus import load_documents
-from ...errors import ConfigError, ModelCrashed, ModelError, TargetError
+from ...errors import ConfigError, ModelError, ModelStopped, TargetError
 from ...models import GenerateParams, Message, Model, get_model
 from ...models.prompting import transcript_messages
 from ...records import Context, Document, TargetReply
@@ -123,8 +123,8 @@ class ReferenceRAG:
             contexts, rerank = await self.contexts(query)
             params = GenerateParams(stop=["\n"]) if self.model.prompt_profile == "base" else None
             completion = await self.model.generate(self.messages(message, contexts, kept), params=params)
-        except ModelCrashed:
-            raise  # the local model's process died: that stops the run, it is not the target being down
+        except ModelStopped:
+            raise  # the target's model died or refuses every call: that stops the run, naming the model
         except ModelError as exc:
             raise TargetError(f"reference RAG generator failed: {exc}") from exc
         raw = {"query": query, "model": completion.model, "usage": completion.usage.model_dump(), **rerank}

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from ....records import Conversation, Persona
 from ...judge import Judge
-from ..base import ConversationMetric, Outcome
+from ..base import ConversationMetric, Outcome, Unscored
 from ..registry import metric
 
 
@@ -48,11 +48,12 @@ def library() -> dict[str, Persona]:
 
 @metric("persona_adherence", kind="conversation", inputs=("conversation",), default=False)
 class PersonaAdherence(ConversationMetric):
-    def precheck(self, conversation: Conversation) -> str | None:
+    def precheck(self, conversation: Conversation) -> Unscored | None:
         if conversation.persona not in library():
-            return f"persona {conversation.persona!r} is not a built-in one: its behaviour rules are not known here"
+            reason = f"persona {conversation.persona!r} is not a built-in one: its behaviour rules are not known here"
+            return "nothing_to_measure", reason
         if not conversation.turns:
-            return "the conversation has no turns"
+            return "nothing_to_measure", "the conversation has no turns"
         return None
 
     async def measure(self, judge: Judge, conversation: Conversation) -> Outcome:

@@ -49,7 +49,7 @@ def average_precision(relevant: Sequence[bool]) -> float:
 def relevance_in_rank_order(verdict: ContextPrecisionVerdict, k: int) -> list[bool]:
     ranks = sorted(v.rank for v in verdict.verdicts)
     if ranks != list(range(1, k + 1)):
-        raise JudgeError(f"judge gave verdicts for ranks {ranks}, expected exactly 1..{k}")
+        raise JudgeError(f"judge gave verdicts for ranks {ranks}, expected exactly 1..{k}", kind="judge_unusable")
     return [v.relevant for v in sorted(verdict.verdicts, key=lambda v: v.rank)]
 
 
@@ -57,6 +57,7 @@ def relevance_in_rank_order(verdict: ContextPrecisionVerdict, k: int) -> list[bo
 class ContextPrecision(TurnMetric):
     needs_answer = False
     needs_answerable = True
+    needs_ground_truth = True
 
     async def measure(self, judge: Judge, turn: Turn) -> Outcome:
         contexts = numbered_contexts(turn)

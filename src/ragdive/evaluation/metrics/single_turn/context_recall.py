@@ -31,6 +31,7 @@ class ContextRecallVerdict(BaseModel):
 class ContextRecall(TurnMetric):
     needs_answer = False
     needs_answerable = True
+    needs_ground_truth = True
 
     async def measure(self, judge: Judge, turn: Turn) -> Outcome:
         verdict = await judge.ask(

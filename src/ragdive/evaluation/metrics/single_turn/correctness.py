@@ -22,6 +22,7 @@ class CorrectnessVerdict(BaseModel):
 @metric("correctness", kind="turn", inputs=("question", "ground_truth", "answer"))
 class Correctness(TurnMetric):
     needs_contexts = False
+    needs_ground_truth = True
 
     async def measure(self, judge: Judge, turn: Turn) -> Outcome:
         verdict = await judge.ask(

@@ -1,0 +1,96 @@
+"""spend.jsonl: every model request's tokens, cost, retries and faults, one line each, written when the ledger
+counts it (ragdive.models.usage.UsageLedger) — before any record made from that call is written.
+
+The manifest's spend (what the run recorder adds from its session's ledger snapshots) is written only at a
+recorder's writes; a kill -9 between two writes used to lose what was spent since (3 % of the tokens per kill,
+11-16 % after ten). The journal keeps it: a line is one ``write`` to a file opened for appending, so it is in the
+operating system's page cache, safe from a kill of the process, the moment the call is counted; it is fsync'ed
+with the run's records. Each manifest spend line remembers how many journal lines of its (role, model) it already
+accounts for (``journal_lines``); the first recorder of a process that opens the journal adds what a killed
+session's lines hold beyond that, so after any number of kills the manifest equals what the models were asked
+for, minus at most the calls in flight at each kill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+from ..records import ModelSpend
+
+SPEND = "spend.jsonl"
+
+SpendKey = tuple[str, str]
+
+
+class SpendJournal:
+    """The one appender of a run's spend.jsonl in this process (see ``journal_for``); ``counts`` are the lines
+    of each (role, model) in the file (those found when it was opened, plus those appended since)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self.counts: dict[SpendKey, int] = {key: len(v) for key, v in read_journal(path.parent).items()}
+
+    def append(self, line: ModelSpend) -> None:
+        data = line.model_dump(mode="json", exclude_defaults=True, include=_FIELDS)
+        data["role"], data["model"] = line.role, line.model
+        text = (json.dumps(data, separators=(",", ":")) + "\n").encode("utf-8")
+        with self._lock:  # one write per line to a file opened for appending: whole lines, never interleaved
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, text)
+            finally:
+                os.close(fd)  # not kept open: a process may write many runs (a sweep, a test suite)
+            key = (line.role, line.model)
+            self.counts[key] = self.counts.get(key, 0) + 1
+
+
+_FIELDS = {
+    "role",
+    "model",
+    "calls",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "retries",
+    "faults",
+    "provider_cached_tokens",
+}
+
+_open: dict[Path, SpendJournal] = {}
+_open_lock = threading.Lock()
+
+
+def journal_for(run: Path) -> tuple[SpendJournal, bool]:
+    """This process's journal of the run in ``run``, and whether it was opened just now (the caller then adds
+    what earlier sessions journaled beyond the manifest, once, before any line of this process is written)."""
+    path = (Path(run) / SPEND).resolve()
+    with _open_lock:
+        journal = _open.get(path)
+        if journal is not None:
+            return journal, False
+        journal = _open[path] = SpendJournal(path)
+        return journal, True
+
+
+def read_journal(run: Path) -> dict[SpendKey, list[ModelSpend]]:
+    """Every whole line of the run's journal, per (role, model), in order (a torn last line is skipped)."""
+    path = Path(run) / SPEND
+    lines: dict[SpendKey, list[ModelSpend]] = {}
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return lines
+    for text in raw.split(b"\n"):
+        if not text.strip():
+            continue
+        try:
+            line = ModelSpend.model_validate_json(text)
+        except ValueError:
+            continue  # the torn last line of a kill: its call is one of those in flight
+        lines.setdefault((line.role, line.model), []).append(line)
+    return lines
