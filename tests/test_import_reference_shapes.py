@@ -100,7 +100,10 @@ def test_string_contexts_metadata_and_a_missing_ground_truth(tmp_path: Path) -> 
     assert kept.source == "https://example.org/f"
     unknown = conversations[0].turns[1]
     assert unknown.ground_truth == ""
-    assert Correctness().precheck(unknown) == NO_GROUND_TRUTH  # unscored when judged again, never scored on ""
+    assert Correctness().precheck(unknown) == (
+        "no_ground_truth",
+        NO_GROUND_TRUTH,
+    )  # unscored when judged again, never scored on ""
     assert Correctness().precheck(turn) is None
 
 
