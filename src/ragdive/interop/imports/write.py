@@ -112,9 +112,11 @@ def import_run(
             kind="imported",
             target=f"imported from {chosen.name}",
             provenance=provenance,
-            # the source recorded no tokens and no rejections: unknown, never 0 (the recorder keeps None through
-            # later sessions)
-            totals=Totals(prompt_tokens=None, completion_tokens=None, cost_usd=None, rejections=None),
+            # the source recorded no tokens: unknown, never 0; nor rejections, unless it came with validator logs
+            # (then the recorder counts the imported ones; None is kept through later sessions)
+            totals=Totals(
+                prompt_tokens=None, completion_tokens=None, cost_usd=None, rejections=0 if run.rejections else None
+            ),
         )
         store.append_rejections(run.rejections)  # before their conversations, as a simulation writes them
         store.append_conversations(run.conversations)
