@@ -70,7 +70,7 @@ async def test_budget_stops_new_calls_once_reached() -> None:
     model = Model(backend, role="user", context=context)
     await model.generate(MSGS)
     await model.generate(MSGS)  # 60 < 100: allowed, and it brings the total to 120
-    with pytest.raises(BudgetExceeded, match="120 tokens spent of max_tokens 100"):
+    with pytest.raises(BudgetExceeded, match="max_tokens 100 reached; not calling scripted/test"):
         await model.generate(MSGS)
     assert len(backend.calls) == 2
 
@@ -81,7 +81,8 @@ async def test_cost_budget_counts_known_costs() -> None:
     backend = ScriptedModel("scripted/p").enqueue(answer(600, 0), answer(1, 0))
     model = Model(backend, spec=spec, context=context)
     await model.generate(MSGS)  # $0.60
-    with pytest.raises(BudgetExceeded, match=r"\$0.6000 spent of max_cost_usd \$0.5000"):
+    assert context.ledger.known_cost_usd == pytest.approx(0.6)
+    with pytest.raises(BudgetExceeded, match=r"max_cost_usd \$0.5000 reached; not calling scripted/p"):
         await model.generate(MSGS)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -172,6 +173,25 @@ def test_a_budget_spent_while_simulating_leaves_scoring_for_later(
     assert store.read_manifest().status == "budget_exceeded"
     assert store.conversations().records == [] and store.scores().records == []
     assert "per-metric summary" not in captured.out
+
+
+def test_a_budget_stop_shows_one_cost(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Calls in flight when the cap is reached still finish and are recorded: every cost on the screen is the
+    final one (the live line is settled to the run's totals; the stop message names the cap, not a spend taken
+    before those calls ended)."""
+    config = write_experiment(
+        tmp_path, conversations=4, max_turns=3, concurrency=4, extra="budget: {max_cost_usd: 0.5}\n"
+    )
+    priced = "{price: {input_per_1m: 100, output_per_1m: 100}, model: scripted/"
+    config.write_text(config.read_text().replace("{model: scripted/", priced))
+    assert main(["run", str(config), "--no-cache"]) == 3
+    captured = capsys.readouterr()
+    manifest = RunStore.open(last_line(captured.out)).read_manifest()
+    assert manifest.status == "budget_exceeded" and manifest.totals.cost_usd is not None
+    assert manifest.totals.cost_usd > 0.5  # in-flight calls went past the cap before the stop
+    dollars = set(re.findall(r"\$(\d+\.\d{4})", captured.err))  # every figure printed, the cap's aside
+    assert dollars - {"0.0000", "0.5000"} == {f"{manifest.totals.cost_usd:.4f}"}, captured.err
+    assert "max_cost_usd $0.5000 reached" in captured.err
 
 
 def test_user_errors_are_one_line_and_create_no_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

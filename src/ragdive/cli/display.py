@@ -216,6 +216,14 @@ class ProgressObserver:
         self.progress.advance(self.task)
         self._refresh()
 
+    def settle(self, totals: Totals) -> None:
+        """The final figures, as the run's last line gives them: turns of conversations that did not finish
+        are not kept, so they no longer count."""
+        self.totals, self.turns = totals, totals.turns
+        if totals.rejections is not None:
+            self.rejections = totals.rejections
+        self._refresh()
+
     def _refresh(self) -> None:
         stats = simulation_stats(self.turns, self.rejections, self.categories, self.totals)
         self.progress.update(self.task, stats=stats)

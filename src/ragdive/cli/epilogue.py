@@ -99,6 +99,13 @@ class LiveObserver(Observer):
     def scored(self, score: Score) -> None:
         self._scoring.score(score)
 
+    def settle(self, totals: Totals) -> None:
+        """The run's final totals on the simulation line before it stops: the line last moved when a
+        conversation finished, so calls made since (a budget stop's in-flight conversations, the judge's) would
+        leave it showing an older cost beside the final line's."""
+        if self._simulation is not None:
+            self._simulation.settle(totals)
+
 
 def run_command(
     work: Callable[[LiveObserver], Awaitable[RunResult]],
@@ -112,7 +119,9 @@ def run_command(
     the error goes on to main, which prints it."""
     try:
         try:
-            return asyncio.run(_awaited(work, live))
+            result = asyncio.run(_awaited(work, live))
+            live.settle(result.totals)
+            return result
         finally:
             live.stop()
     except KeyboardInterrupt:

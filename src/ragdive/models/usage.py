@@ -182,18 +182,18 @@ class Budget:
         self.ledger = ledger
 
     def check(self, model: str) -> None:
+        # The message names the cap, not the spend so far: calls in flight when the cap is reached still finish
+        # and are recorded, so a figure taken here would sit beside a larger final cost on the same screen.
         cfg, ledger = self.config, self.ledger
         if cfg.max_cost_usd is not None and ledger.known_cost_usd >= cfg.max_cost_usd:
             raise BudgetExceeded(
-                f"budget reached: ${ledger.known_cost_usd:.4f} spent of max_cost_usd ${cfg.max_cost_usd:.4f}; "
-                f"not calling {model}",
+                f"max_cost_usd ${cfg.max_cost_usd:.4f} reached; not calling {model}",
                 model=model,
                 provider=model.split("/", 1)[0],
             )
         if cfg.max_tokens is not None and ledger.total_tokens >= cfg.max_tokens:
             raise BudgetExceeded(
-                f"budget reached: {ledger.total_tokens} tokens spent of max_tokens {cfg.max_tokens}; "
-                f"not calling {model}",
+                f"max_tokens {cfg.max_tokens} reached; not calling {model}",
                 model=model,
                 provider=model.split("/", 1)[0],
             )
