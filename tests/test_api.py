@@ -146,3 +146,34 @@ def test_overrides_name_config_paths_and_the_command_line_options(tmp_path: Path
     judge = config.models.for_role("judge")
     assert judge is not None and judge.model == "scripted/other"
     assert config.simulation.max_turns == 2  # untouched settings keep the file's values
+
+
+@pytest.mark.parametrize("name", ["run", "simulate", "evaluate", "static", "replay", "sweep"])
+def test_each_sync_form_has_its_coroutines_signature_and_docstring(name: str) -> None:
+    """The sync forms are folded from their coroutines (sync_of): a keyword added to ``arun`` is ``run``'s too, and
+    help() in a notebook shows every parameter and the coroutine's documentation under the public name."""
+    import inspect
+
+    from ragdive import api
+
+    sync, coroutine = getattr(api, name), getattr(api, f"a{name}")
+    assert not inspect.iscoroutinefunction(sync)
+    assert inspect.signature(sync) == inspect.signature(coroutine)
+    assert (sync.__module__, sync.__name__) == ("ragdive.api", name)
+    assert sync.__doc__.startswith(f"`a{name}`, waited for")
+    assert inspect.cleandoc(coroutine.__doc__) in sync.__doc__
+
+
+def test_the_package_says_it_is_typed() -> None:
+    """Without py.typed a user's type checker sees the whole API as Any."""
+    assert (Path(ragdive.__file__).parent / "py.typed").is_file()
+
+
+def test_sync_of_wants_a_coroutine_named_like_its_sync_form() -> None:
+    from ragdive.sync_edge import sync_of
+
+    async def run_it() -> None:
+        return None
+
+    with pytest.raises(ValueError, match="starts with 'a'"):
+        sync_of(run_it)

@@ -5,11 +5,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import inspect
+import sys
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def sync_of(coroutine: Callable[P, Awaitable[T]]) -> Callable[P, T]:
+    """The sync form of the coroutine function ``coroutine`` (``arun`` -> ``run``): the same parameters (a type
+    checker and ``inspect.signature`` see them all, through the ParamSpec and ``__wrapped__``), its result waited
+    for by `run_sync`. Its docstring is the coroutine's after one line saying so; it belongs to the module that
+    calls `sync_of` (as a namedtuple does), so it pickles and documents under the name it is imported by."""
+    if not coroutine.__name__.startswith("a"):
+        raise ValueError(f"{coroutine.__name__}: a coroutine function's name starts with 'a' (arun -> run)")
+
+    @functools.wraps(coroutine)
+    def waited(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(lambda: coroutine(*args, **kwargs))
+
+    waited.__name__ = waited.__qualname__ = coroutine.__name__[1:]
+    waited.__module__ = sys._getframe(1).f_globals.get("__name__", coroutine.__module__)
+    waited.__doc__ = f"`{coroutine.__name__}`, waited for; works inside a running event loop (Jupyter) too.\n\n" + (
+        inspect.cleandoc(coroutine.__doc__ or "")
+    )
+    return waited
 
 
 def run_sync(make: Callable[[], Awaitable[T]]) -> T:

@@ -126,7 +126,7 @@ async def aevaluate(
         outcome = await score_run(
             Path(run_dir),
             resources,
-            models=[models] if isinstance(models, str) else list(models),
+            models=_roles(models),
             config=settings,
             metrics=_names(metrics),
             concurrency=concurrency,
@@ -171,7 +171,7 @@ async def astatic(
             experiment,
             Path(dataset),
             resources,
-            models=[models] if isinstance(models, str) else list(models),
+            models=_roles(models),
             metrics=_names(metrics),
             limit=limit,
             per_document=per_document,
@@ -214,7 +214,7 @@ async def areplay(
             Path(run_dir),
             Path(target),
             resources,
-            models=[models] if isinstance(models, str) else list(models),
+            models=_roles(models),
             metrics=_names(metrics),
             output=_path(output),
             resume=_path(resume),
@@ -237,6 +237,11 @@ def _created(observer: Observer, store: RunStore, corpus: object) -> None:
     line = getattr(corpus, "line", None)
     if line is not None:
         observer.note(line())
+
+
+def _roles(models: Sequence[str] | str) -> list[str]:
+    """``"judge=p/m"`` or a list of such ``ROLE=provider/model`` overrides, as the pipeline's list."""
+    return [models] if isinstance(models, str) else list(models)
 
 
 def _names(metrics: Sequence[str] | str | None) -> str | None:
