@@ -59,3 +59,17 @@ async def test_other_result_shapes_and_failures() -> None:
         await broken.respond(DialogueState(id="c"), "q")
     with pytest.raises(ConfigError, match="not a Runnable"):
         build_target(LangChainTargetConfig(runnable="tests.targets.test_langchain_target:not_a_runnable"))
+
+
+@pytest.mark.parametrize(
+    ("runnable", "said"),
+    [
+        ("tests.targets.test_langchain_target", "langchain target 'tests.targets.test_langchain_target' must be"),
+        ("tests.targets.no_such_module:chain", "langchain target: cannot import module"),
+        ("tests.targets.test_langchain_target:chian", "langchain target: .* has no attribute 'chian'"),
+    ],
+)
+def test_a_misnamed_runnable_is_one_config_error_naming_the_target_kind(runnable: str, said: str) -> None:
+    """The shared `module:attribute` resolver (ragdive.importing) says which kind of target it was resolving."""
+    with pytest.raises(ConfigError, match=said):
+        build_target(LangChainTargetConfig(runnable=runnable))

@@ -6,12 +6,12 @@ otherwise."""
 from __future__ import annotations
 
 import asyncio
-import importlib
 import time
 from typing import Any
 
 from ..config.target import LangChainTargetConfig
 from ..errors import ConfigError, TargetError
+from ..importing import import_object
 from ..records import Context, TargetReply
 from .base import DialogueState, Target
 
@@ -35,7 +35,7 @@ class LangChainTarget(Target):
     @classmethod
     def from_config(cls, config: LangChainTargetConfig) -> LangChainTarget:
         _require_langchain()
-        obj = _import_object(config.runnable)
+        obj = import_object(config.runnable, what="langchain target")
         if config.options:
             obj = obj(**config.options)
         return cls(obj, config)
@@ -78,21 +78,6 @@ class LangChainTarget(Target):
             f"{self.config.runnable} returned {type(result).__name__}; expected a string, a message, or a dict "
             f"with {self.config.answer_key!r} (and {self.config.contexts_key!r})"
         )
-
-
-def _import_object(spec: str) -> Any:
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise ConfigError(f"langchain target {spec!r} must be 'module:attribute'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"langchain target: cannot import module {module_name!r}: {exc}") from exc
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ConfigError(f"langchain target: {module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    return obj
 
 
 def _context(doc: Any) -> Context:

@@ -15,12 +15,12 @@ llama-index-core is imported only when this target is built (the ``llamaindex`` 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import time
 from typing import Any
 
 from ..config.target import LlamaIndexTargetConfig
 from ..errors import ConfigError, TargetError
+from ..importing import import_object
 from ..records import Context, TargetReply
 from .base import DialogueState, Target
 
@@ -56,7 +56,7 @@ class LlamaIndexTarget(Target):
     @classmethod
     def from_config(cls, config: LlamaIndexTargetConfig) -> LlamaIndexTarget:
         _engine_types()
-        obj = _import_object(config.engine)
+        obj = import_object(config.engine, what="llamaindex target")
         if config.options and not callable(obj):
             raise ConfigError(f"llamaindex target {config.engine!r}: options are given, but it is not a factory")
         return cls(config, obj)
@@ -120,22 +120,6 @@ class LlamaIndexTarget(Target):
             self._shared.reset()
             history = [ChatMessage(role=m.role, content=m.content) for m in conversation.history]
             return await self._shared.achat(user_message, chat_history=history)
-
-
-def _import_object(spec: str) -> Any:
-    """``module:attr.path``: an engine instance (not callable) or a factory."""
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise ConfigError(f"llamaindex target {spec!r} must be 'module:attribute'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"llamaindex target: cannot import module {module_name!r}: {exc}") from exc
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ConfigError(f"llamaindex target: {module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    return obj
 
 
 def _context(node_with_score: Any) -> Context:
