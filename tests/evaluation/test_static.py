@@ -77,6 +77,8 @@ def test_static_mode_on_squad_questions(tmp_path: Path, squad_dir: Path, capsys:
     precision = [s.value for s in by_metric["context_precision"] if s.scored]
     assert set(precision) <= {0.5, 0.0} and 0.5 in precision  # the right passage sits at rank 2
     assert "per-metric summary" in out and "no_answer 1" in out  # the target's failure, counted by kind
+    unscored = sum(not s.scored for s in scores)
+    assert "20 questions asked, 1 target errors" in out and f"80 scores written ({unscored} unscored), 0 already" in out
 
 
 def test_static_needs_a_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

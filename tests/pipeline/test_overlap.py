@@ -199,7 +199,8 @@ def test_the_judges_spend_reaches_the_manifest_while_scoring_goes_on(
 
 
 def test_static_mode_scores_each_answer_while_later_questions_are_still_being_asked(tmp_path: Path) -> None:
-    from ragdive.pipeline.static import StaticHooks, run_static
+    from ragdive.pipeline.overlap import AskingHooks
+    from ragdive.pipeline.static import run_static
 
     config_path = slow_experiment(tmp_path)
     dataset = tmp_path / "questions.csv"
@@ -214,7 +215,7 @@ def test_static_mode_scores_each_answer_while_later_questions_are_still_being_as
             def scored(score: Score) -> None:
                 on_disk_at_score.append(len(holder["store"].conversations().records))
 
-            hooks = StaticHooks(on_created=lambda store, total: holder.setdefault("store", store), on_score=scored)
+            hooks = AskingHooks(on_created=lambda store, total: holder.setdefault("store", store), on_score=scored)
             outcome = await run_static(config, dataset, resources, hooks=hooks)
             return outcome.store
 

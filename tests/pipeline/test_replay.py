@@ -68,7 +68,8 @@ def test_replay_sends_the_recorded_messages_and_scores_the_new_answers(
     capsys.readouterr()
     CALLS.clear()
     assert main(["replay", str(source.path), "--target", str(target_file(tmp_path))]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     replay = replay_run(tmp_path, source)
     assert out.strip().splitlines()[-1] == str(replay.path)  # the run directory, last on stdout
     assert replay.report_path.is_file()
@@ -98,6 +99,9 @@ def test_replay_sends_the_recorded_messages_and_scores_the_new_answers(
     scores = replay.current_scores()
     turns = sum(len(c.turns) for c in after.values())
     assert {s.conversation_id for s in scores} == set(after) and manifest.totals.scores == len(scores)
+    # what it did, said as static mode and `run` say it (cli.epilogue.print_sent): sent, target errors, scoring
+    assert f"{len(after)} conversations replayed, 0 target errors" in captured.err
+    assert f"{len(scores)} scores written (0 unscored), 0 already scored" in captured.err
     (judge,) = [line for line in replay.read_manifest().totals.spend if line.role == "judge"]
     assert judge.calls == len(scores)  # one call per score, counted once (not again by the replay's recorder)
     correct_then = {

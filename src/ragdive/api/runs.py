@@ -7,11 +7,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..store import RunStore
 from .configs import ConfigLike, Overrides, load_experiment
 from .observer import Observer
 from .results import RunResult, run_result
+
+if TYPE_CHECKING:
+    from ..pipeline import AskingHooks
 
 
 async def arun(
@@ -156,16 +160,10 @@ async def astatic(
     once of ``config``'s target, then (``evaluate``) scored with the single-turn metrics, into a run of kind
     ``static``. ``per_document``: up to N questions about each seed document of the config's conversations (the
     paper's Table 5 static arm)."""
-    from ..pipeline import StaticHooks, run_static
+    from ..pipeline import run_static
 
     experiment = load_experiment(config, overrides)
     observer = observer or Observer()
-    hooks = StaticHooks(
-        on_created=lambda store, total: observer.run_created(store.path, total),
-        on_answer=observer.answered,
-        on_scoring=observer.scoring_started,
-        on_score=observer.scored,
-    )
     async with AsyncExitStack() as resources:
         outcome = await run_static(
             experiment,
@@ -178,7 +176,7 @@ async def astatic(
             output=_path(output),
             resume=_path(resume),
             evaluate=evaluate,
-            hooks=hooks,
+            hooks=_asking_hooks(observer),
         )
     scored = outcome.metrics if outcome.evaluation is not None else None
     return run_result(
@@ -200,15 +198,9 @@ async def areplay(
     """Frozen-user replay (`ragdive replay`): ``run_dir``'s recorded user messages sent to the target of the YAML
     file ``target``, into a new run of kind ``replay`` (or ``resume``'s), scored unless ``evaluate=False``. Pair it
     with its source in `compare`. Later turns were written in reaction to the source's answers: see the README."""
-    from ..pipeline import ReplayHooks, run_replay
+    from ..pipeline import run_replay
 
     observer = observer or Observer()
-    hooks = ReplayHooks(
-        on_created=lambda store, total: observer.run_created(store.path, total),
-        on_conversation=observer.answered,
-        on_scoring=observer.scoring_started,
-        on_score=observer.scored,
-    )
     async with AsyncExitStack() as resources:
         outcome = await run_replay(
             Path(run_dir),
@@ -219,7 +211,7 @@ async def areplay(
             output=_path(output),
             resume=_path(resume),
             evaluate=evaluate,
-            hooks=hooks,
+            hooks=_asking_hooks(observer),
         )
     return run_result(
         outcome.store,
@@ -229,6 +221,18 @@ async def areplay(
         sent=outcome.replayed,
         target_errors=outcome.errors,
         source_dir=outcome.source.path,
+    )
+
+
+def _asking_hooks(observer: Observer) -> AskingHooks:
+    """Static mode's and replay's progress, told to the observer."""
+    from ..pipeline import AskingHooks
+
+    return AskingHooks(
+        on_created=lambda store, total: observer.run_created(store.path, total),
+        on_answer=observer.answered,
+        on_scoring=observer.scoring_started,
+        on_score=observer.scored,
     )
 
 

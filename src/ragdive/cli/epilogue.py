@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import typer
+from rich.console import Console
 
 from ..api import Observer, RunResult
 from ..errors import RagdiveError
@@ -24,6 +25,7 @@ from .display import (
     ProgressObserver,
     ScoringProgress,
     console,
+    print_scoring,
     progress_display,
 )
 
@@ -137,6 +139,14 @@ def run_command(
 
 async def _awaited(work: Callable[[LiveObserver], Awaitable[RunResult]], live: LiveObserver) -> RunResult:
     return await work(live)
+
+
+def print_sent(result: RunResult, sent: str, on: Console) -> None:
+    """What a run that asks a target fixed messages did (`static`: questions, `replay`: conversations): how many
+    were sent, how many the target failed, then what scoring did (its notes too), as `run` and `evaluate` say it."""
+    on.print(f"{result.sent} {sent}, {result.target_errors} target errors", markup=False)
+    if result.scoring is not None:
+        print_scoring(result.scoring, on)
 
 
 def end_run(

@@ -11,7 +11,7 @@ import typer
 from .. import api
 from ._experiment import print_scored
 from .display import console, out
-from .epilogue import LiveObserver, end_run, run_command
+from .epilogue import LiveObserver, end_run, print_sent, run_command
 from .options import MODEL
 
 
@@ -45,10 +45,7 @@ def replay_cmd(
         LiveObserver(created_line=_replaying),
         saved="replayed conversations and scores",
     )
-    console.print(f"{result.sent} conversations replayed, {result.target_errors} with errors", markup=False)
-    if result.scoring is not None:
-        scoring = result.scoring
-        console.print(f"{scoring.written} scores ({scoring.unscored} unscored), {scoring.judge_calls} judge calls")
+    print_sent(result, "conversations replayed", console)
     if result.error:
         console.print(result.error, markup=False)
     if result.scoring is not None:

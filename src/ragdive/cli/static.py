@@ -11,7 +11,7 @@ from .. import api
 from ..analysis import RunScores
 from ..store import RunStore
 from .display import out, print_summary
-from .epilogue import LiveObserver, end_run, run_command
+from .epilogue import LiveObserver, end_run, print_sent, run_command
 from .options import MODEL, OUTPUT_RUNS
 
 
@@ -58,9 +58,7 @@ def static_cmd(
         LiveObserver(created_line=_asking),
         saved="answered questions and scores",
     )
-    out.print(f"{result.sent} questions asked, {result.target_errors} target errors", markup=False)
+    print_sent(result, "questions asked", out)
     if result.scoring is not None:
-        scoring = result.scoring
-        out.print(f"{scoring.written} scores ({scoring.unscored} unscored), {scoring.judge_calls} judge calls")
         print_summary(result.scores or RunScores.from_store(RunStore.open(result.run_dir)), result.metric_names)
     end_run(result, print_dir=False)

@@ -21,20 +21,20 @@ from .experiment import (
     run_simulation,
 )
 from .launch import PreparedRun, RunOptions, prepare_run
-from .replay import ReplayHooks, ReplayOutcome, run_replay
+from .overlap import AskingHooks
+from .replay import ReplayOutcome, run_replay
 from .scoring import ScoringOutcome, score_run
-from .static import StaticHooks, StaticOutcome, run_static, static_metrics
+from .static import StaticOutcome, run_static, static_metrics
 
 __all__ = [
+    "AskingHooks",
     "alarm_fields",
     "PipelineOutcome",
     "PreparedExperiment",
     "PreparedRun",
     "RunOptions",
-    "ReplayHooks",
     "ReplayOutcome",
     "ScoringOutcome",
-    "StaticHooks",
     "StaticOutcome",
     "build_evaluator",
     "build_judge",

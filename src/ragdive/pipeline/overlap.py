@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..evaluation import Arrivals, EvaluationResult, Evaluator
@@ -20,6 +21,17 @@ from ..records import Conversation, Score
 from ..store import RunStore
 
 T = TypeVar("T")
+
+
+@dataclass
+class AskingHooks:
+    """What a display is told of a run that asks a target fixed messages (static mode's questions, a replay's
+    recorded conversations): the run exists with ``total`` conversations to ask; each answered one; scoring."""
+
+    on_created: Callable[[RunStore, int], None] | None = None
+    on_answer: Callable[[Conversation], None] | None = None
+    on_scoring: Callable[[int, int], None] | None = None
+    on_score: Callable[[Score], None] | None = None
 
 
 async def ask_while_scoring(

@@ -9,7 +9,6 @@ caller's AsyncExitStack."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,28 +19,18 @@ from ..errors import BudgetExceeded, ConfigError
 from ..evaluation import EvaluationResult
 from ..models import ModelContext
 from ..models.selfcheck import check_local_models
-from ..records import Conversation, ModelSpend, Score
+from ..records import ModelSpend
 from ..redaction import redact
 from ..simulation.replay import REPLAY_NOTE, replay_conversations, replayable
 from ..store import RunRecorder, RunStore, writer_lock
 from ..store.session import RunSession
 from ..targets import build_experiment_target
 from .building import _strip_masked, build_evaluator, hold_context, parse_metrics
-from .overlap import ask_while_scoring
+from .overlap import AskingHooks, ask_while_scoring
 from .static import _target_model, static_metrics
 
 # the source config's sections a replay keeps (the rest, the simulation's, did its work already)
 KEPT = ("name", "seed", "repeat", "output_dir", "models", "corpus", "evaluation", "budget", "cache")
-
-
-@dataclass
-class ReplayHooks:
-    """What a display is told: the run exists with ``total`` conversations to send; each replayed one; scoring."""
-
-    on_created: Callable[[RunStore, int], None] | None = None
-    on_conversation: Callable[[Conversation], None] | None = None
-    on_scoring: Callable[[int, int], None] | None = None
-    on_score: Callable[[Score], None] | None = None
 
 
 @dataclass
@@ -107,11 +96,11 @@ async def run_replay(
     output: Path | None = None,
     resume: Path | None = None,
     evaluate: bool = True,
-    hooks: ReplayHooks | None = None,
+    hooks: AskingHooks | None = None,
 ) -> ReplayOutcome:
     """Replay, then (``evaluate``) score. The run ends ``finished``, ``budget_exceeded``, ``interrupted``
     (cancelled, re-raised) or ``failed`` with the error (re-raised); what was replayed and scored stays on disk."""
-    hooks = hooks or ReplayHooks()
+    hooks = hooks or AskingHooks()
     overrides = list(models or [])
     source_store = RunStore.open(source)
     source_manifest = source_store.read_manifest()
@@ -178,7 +167,7 @@ async def run_replay(
                 system, conversations, store, concurrency=config.simulation.concurrency, on_conversation=saved
             ),
             turns={c.id: len(c.turns) for c in conversations},
-            on_conversation=hooks.on_conversation,
+            on_conversation=hooks.on_answer,
             on_start=hooks.on_scoring,
             on_score=hooks.on_score,
         )

@@ -6,7 +6,6 @@ the caller's AsyncExitStack. The target-failure rule is the simulation's (`ragdi
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,23 +23,12 @@ from ..evaluation.static import (
 )
 from ..models import Model, ModelContext, apply_model_overrides, models_for_roles
 from ..models.selfcheck import check_local_models
-from ..records import Conversation, Score
 from ..simulation import seed_documents
 from ..store import RunStore, writer_lock
 from ..store.session import RunSession
 from ..targets import Target, build_experiment_target
 from .building import build_judge, hold_context, parse_metrics
-from .overlap import ask_while_scoring
-
-
-@dataclass
-class StaticHooks:
-    """What a display is told: the run was created with ``total`` questions to ask; each answer; scoring."""
-
-    on_created: Callable[[RunStore, int], None] | None = None
-    on_answer: Callable[[Conversation], None] | None = None
-    on_scoring: Callable[[int, int], None] | None = None
-    on_score: Callable[[Score], None] | None = None
+from .overlap import AskingHooks, ask_while_scoring
 
 
 @dataclass
@@ -82,7 +70,7 @@ async def run_static(
     per_document: int | None = None,
     output: Path | None = None,
     evaluate: bool = True,
-    hooks: StaticHooks | None = None,
+    hooks: AskingHooks | None = None,
     context: ModelContext | None = None,
     run_id: str | None = None,
     resume: Path | None = None,
@@ -91,7 +79,7 @@ async def run_static(
     ``interrupted`` (cancelled) or ``failed`` with the error (all but the first raised again); what was asked
     and scored before stays on disk. ``resume`` continues that static run (questions answered and items scored
     are skipped); a sweep passes its shared ``context`` and the ``run_id`` it planned."""
-    hooks = hooks or StaticHooks()
+    hooks = hooks or AskingHooks()
     overrides = list(models or [])
     if config.target is None:
         raise ConfigError("no `target` section: static mode needs the system under test")
@@ -153,7 +141,7 @@ async def _ask_and_score(
     judge: Judge | None,
     names: list[str],
     target_model: Model | None,
-    hooks: StaticHooks,
+    hooks: AskingHooks,
 ) -> StaticOutcome:
     local = [m for m in (target_model, judge.model if judge else None) if m is not None]
     await check_local_models(local)  # a broken embedded model fails here, before any question is asked
