@@ -11,7 +11,7 @@ kind            registry                           an entry is
 ``targets``     ``config.TARGET_TYPES``            a ``TargetType(config=<pydantic class>, build=<factory>)``
 ``importers``   ``interop.imports.IMPORTERS``      an ``Importer(name, version, read, summary)``
 ``exporters``   ``interop.export.EXPORTERS``       an ``Exporter(name, write, summary)``
-``executors``   ``executors.EXECUTORS``            an ``Executor(name, summary)`` (how runs are spread)
+``executors``   ``executors.EXECUTORS``            an ``ExecutorType(summary, open)`` (open: -> ``Executor``)
 ``retrievers``  ``config.RETRIEVERS``              a ``RetrieverType(build, needs_embedder)``
 ``rerankers``   ``config.RERANKERS``               a ``RerankerType(build, needs_embedder)``
 ==============  =================================  ============================================================

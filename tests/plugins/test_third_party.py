@@ -1,6 +1,6 @@
-"""A third-party distribution adds a metric and a target type through entry points, without editing ragdive: it is
-built from its own pyproject.toml, pip-installed into a folder, and `ragdive run` (a fresh process with that folder
-on its path) runs both from YAML."""
+"""A third-party distribution adds a metric, a target type and an executor through entry points, without editing
+ragdive: it is built from its own pyproject.toml, pip-installed into a folder, and `ragdive run` (a fresh process
+with that folder on its path) runs them from YAML and `--executor`."""
 
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ mentions_question = "ragdive_echo_plugin.metrics:MentionsQuestion"
 
 [project.entry-points."ragdive.targets"]
 echo = "ragdive_echo_plugin.target:ECHO"
+
+[project.entry-points."ragdive.executors"]
+journal = "ragdive_echo_plugin.executor:JOURNAL"
 
 [tool.hatch.build.targets.wheel]
 packages = ["ragdive_echo_plugin"]
@@ -101,6 +104,48 @@ def judge(messages, schema):
     return offline.judge(messages, schema)
 '''
 
+EXECUTOR = '''
+import os
+from pathlib import Path
+
+from ragdive.executors import Executor, ExecutorType
+
+
+class JournalExecutor(Executor):
+    """Runs the work in this process, one run at a time, and journals what it was given and how each run ended."""
+
+    def __init__(self, request):
+        super().__init__(request)
+        self.concurrency = 1
+        self.journal = Path(os.environ["ECHO_JOURNAL"])
+
+    def write(self, line):
+        with self.journal.open("a") as out:
+            out.write(line + "\\n")
+
+    def start(self):
+        self.write("start")
+        return "journal: one run at a time, in this process"
+
+    async def run_experiment(self, job):
+        self.write(f"run {job.prepared.store.path.name} {len(job.prepared.simulation.runner.plans)} conversations")
+        outcome = await job.run_here()
+        self.write(f"ended {outcome.status}")
+        return outcome
+
+    async def run(self, job):
+        self.write(f"sweep run {job.planned.run_id}")
+        status, error = await job.run_here()
+        self.write(f"ended {status}")
+        return status, error
+
+    def close(self):
+        self.write("close")
+
+
+JOURNAL = ExecutorType("one run at a time, journaled", JournalExecutor)
+'''
+
 PROMPT = """Task: does the ANSWER repeat the QUESTION?
 Return {"reason": "...", "mentions": true|false}.
 
@@ -122,6 +167,7 @@ def build_distribution(root: Path) -> Path:
     (package / "metrics.py").write_text(METRIC)
     (package / "target.py").write_text(TARGET)
     (package / "judge.py").write_text(JUDGE)
+    (package / "executor.py").write_text(EXECUTOR)
     (package / "prompts" / "mentions_question.md").write_text(PROMPT)
     site = root / "site"
     subprocess.run(
@@ -154,8 +200,10 @@ def experiment(root: Path, metrics: str = "[correctness, mentions_question]", ta
     return config
 
 
-def ragdive(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def ragdive(site: Path, *args: str, journal: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    if journal is not None:
+        env["ECHO_JOURNAL"] = str(journal)
     return subprocess.run([sys.executable, "-m", "ragdive", *args], env=env, capture_output=True, text=True)
 
 
@@ -199,3 +247,29 @@ def test_without_the_distribution_the_names_are_unknown() -> None:
     with pytest.raises(ConfigError, match="unknown target type 'echo'"):
         validate_config({"target": {"type": "echo"}})
     assert "echo" not in TARGET_TYPES and "mentions_question" not in METRICS
+
+
+def test_an_executor_from_an_installed_distribution_runs_the_experiment(site: Path, tmp_path: Path) -> None:
+    """The API finds `--executor journal` in the registry (no branch on its name), starts it before the run exists,
+    hands it the prepared run, and closes it; the run it makes is an ordinary finished, scored run."""
+    journal = tmp_path / "journal.txt"
+    done = ragdive(site, "run", str(experiment(tmp_path)), "--no-cache", "--executor", "journal", journal=journal)
+    assert done.returncode == 0, done.stderr
+    assert "journal: one run at a time, in this process" in done.stderr
+    run = next((tmp_path / "runs").iterdir())
+    assert journal.read_text().splitlines() == ["start", f"run {run.name} 2 conversations", "ended finished", "close"]
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert manifest["status"] == "finished" and manifest["totals"]["conversations"] == 2
+    scores = [json.loads(line) for line in (run / "evaluations.jsonl").read_text().splitlines()]
+    assert {s["metric"] for s in scores} == {"correctness", "mentions_question"} and all(
+        s["value"] is not None for s in scores
+    )
+
+
+def test_a_plug_in_executor_that_is_not_distributed_refuses_shards(site: Path, tmp_path: Path) -> None:
+    journal = tmp_path / "journal.txt"
+    done = ragdive(site, "run", str(experiment(tmp_path)), "--executor", "journal", "--shards", "2", journal=journal)
+    assert done.returncode == 2 and "--shards is for --executor ray" in done.stderr
+    assert not journal.exists() and not (tmp_path / "runs").exists()
+    done = ragdive(site, "run", str(experiment(tmp_path)), "--executor", "journl", journal=journal)
+    assert done.returncode == 2 and "choose local or ray or journal (did you mean `journal`?)" in done.stderr

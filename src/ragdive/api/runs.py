@@ -36,13 +36,14 @@ async def arun(
     observer: Observer | None = None,
 ) -> RunResult:
     """Simulate, then score, into one run directory (`ragdive run`). A spent budget returns status
-    ``budget_exceeded`` with the finished work kept; continue with ``resume=result.run_dir``. With
-    ``executor="ray"`` the conversations are split into ``shards`` parts on Ray workers (``address``: a cluster,
-    else a local instance), as `ragdive run --executor ray`; a part that failed raises WorkerFailed."""
-    from ..executors import check_executor
-    from ..pipeline import RunOptions, prepare_experiment, run_experiment
+    ``budget_exceeded`` with the finished work kept; continue with ``resume=result.run_dir``. ``executor``: a
+    registered executor's name (ragdive.executors.EXECUTORS); with ``"ray"`` the conversations are split into
+    ``shards`` parts on Ray workers (``address``: a cluster, else a local instance), as `ragdive run --executor ray`;
+    a part that failed raises WorkerFailed."""
+    from ..executors import ExecutorRequest, ExperimentJob, check_executor
+    from ..pipeline import RunOptions, prepare_experiment
 
-    check_executor(executor, address, shards)
+    chosen = check_executor(executor, address, shards).make(ExecutorRequest(address=address, shards=shards))
     experiment = load_experiment(
         config, overrides, models=models, conversations=conversations, max_turns=max_turns, repeat=repeat
     )
@@ -51,29 +52,16 @@ async def arun(
         output=_path(output), resume=_path(resume), no_cache=no_cache, cache_dir=cache_dir, observer=observer
     )
     async with AsyncExitStack() as resources:
-        split = None
-        if executor == "ray":  # connected first: a missing extra or a wrong address leaves no run behind
-            from ..executors.ray_shards import run_sharded, split_executor
-
-            split = split_executor(address, shards)
-            resources.callback(split[0].close)
-            at_once = split[0].concurrency
-            observer.note(f"ray: the run in {split[1]} parts, {at_once} at once, each with 1/{at_once} of every limit")
+        resources.callback(chosen.close)
+        line = chosen.start()  # before the run exists: a missing extra or a wrong address leaves no run behind
+        if line:
+            observer.note(line)
         prepared = await prepare_experiment(experiment, resources, options)
         _created(observer, prepared.store, prepared.simulation.corpus)
-        if split is not None:
-            observer.scoring_started(None, len(prepared.store.current_scores()))  # the total grows as parts go
-            outcome = await run_sharded(
-                experiment,
-                prepared,
-                *split,
-                no_cache=no_cache,
-                cache_dir=cache_dir,
-                observer=observer,
-                on_score=observer.scored,
-            )
-        else:
-            outcome = await run_experiment(prepared, on_evaluation=observer.scoring_started, on_score=observer.scored)
+        job = ExperimentJob(
+            experiment, prepared, observer, observer.scoring_started, observer.scored, no_cache, cache_dir
+        )
+        outcome = await chosen.run_experiment(job)
     scored = outcome.metrics if outcome.stage == "evaluation" else None
     return run_result(outcome.store, scored, outcome.error, scoring=outcome.evaluation)
 

@@ -70,24 +70,25 @@ async def asweep(
 ) -> SweepResult:
     """Run a sweep (`ragdive sweep`): a path to its YAML or the sweep config as a mapping (a relative ``base``
     is then read from the current directory). ``resume=True`` continues the sweep in ``output``.
-    ``executor="ray"`` runs its runs on Ray workers (``address``: a cluster, else a local instance). ``observer``
-    hears `sweep_started`, then `run_started` and `run_ended` for each run."""
+    ``executor``: a registered executor's name; ``"ray"`` runs its runs on Ray workers (``address``: a cluster,
+    else a local instance). ``observer`` hears `sweep_started`, then `run_started` and `run_ended` for each run."""
     from ..analysis.arrows import ArrowRule
-    from ..executors import check_executor
+    from ..executors import ExecutorRequest, check_executor
     from ..pipeline.sweep import SweepHooks, open_sweep, run_sweep
 
-    check_executor(executor, address)
+    chosen = check_executor(executor, address)
     rule = ArrowRule.parse(arrow)
     planned = plan_sweep(config, output=output)
     plan = planned.plan
     observer = observer or Observer()
-    runner = None
-    if executor == "ray":  # started before the sweep directory: a missing extra or a wrong address leaves none
-        from ..executors.ray import RayExecutor
-
-        runner = RayExecutor.for_plan(plan, address=address)
-        runner.start()
-        observer.note(f"ray: {runner.concurrency} runs at once, each with its share of every model's limits")
+    runner = chosen.make(ExecutorRequest(address=address, sweep=plan))
+    try:
+        line = runner.start()  # before the sweep directory: a missing extra or a wrong address leaves none
+    except BaseException:
+        runner.close()
+        raise
+    if line:
+        observer.note(line)
     hooks = SweepHooks(
         on_start=lambda run, how: observer.run_started(run.run_id, run.cell.id, how),
         on_end=lambda run, status, error: observer.run_ended(run.run_id, run.cell.id, status, error),
@@ -107,8 +108,7 @@ async def asweep(
             hooks=hooks,
         )
     finally:
-        if runner is not None:
-            runner.close()
+        runner.close()
         if store is not None:
             store.release_lock()  # after the Ray driver's end: it wrote the sweep until then
     return SweepResult(

@@ -29,10 +29,12 @@ from typing import Any, TypeVar
 from ..config import ExperimentConfig
 from ..config.models import ROLES
 from ..errors import ConfigError
+from ..pipeline import PipelineOutcome
 from ..pipeline.sweep import LocalExecutor, RunJob
 from ..pipeline.sweep_plan import PlannedRun, SweepPlan
 from ..store.mirror import RunBatch, RunMirror, run_files
 from ..store.session import Ending
+from .base import Executor, ExecutorRequest, ExperimentJob
 from .ray_worker import RunOrder, RunWorker
 
 T = TypeVar("T")
@@ -75,12 +77,28 @@ def cluster_cpus() -> int:
     return max(1, int(_ray().cluster_resources().get("CPU", 1)))
 
 
-class RayExecutor:
+def open_ray(request: ExecutorRequest) -> RayExecutor:
+    """The registered ``ray`` executor (ragdive.executors.EXECUTORS): for a sweep, its runs on a pool of workers;
+    else one run split into ``request.shards`` parts (default: one per CPU of the cluster, known once connected)."""
+    if request.sweep is not None:
+        return RayExecutor.for_plan(request.sweep, address=request.address)
+    executor = RayExecutor(address=request.address)
+    executor.split, executor.parts = True, request.shards
+    return executor
+
+
+class RayExecutor(Executor):
     def __init__(
         self, concurrency: int = 1, *, address: str | None = None, num_cpus: int | None = 2, poll_s: float = 0.25
     ) -> None:
+        super().__init__(ExecutorRequest(address=address))
         self.concurrency = concurrency
         self.address = address
+        self.split = False
+        """One run split into parts (`run_experiment`), rather than a sweep's runs."""
+        self.parts: int | None = None
+        """With ``split``: how many parts (None until connected: one per CPU of the cluster)."""
+        self._sized = False
         self.num_cpus = num_cpus
         self.poll_s = poll_s
         self._started = False
@@ -93,7 +111,20 @@ class RayExecutor:
         return cls(runs_at_once(plan, plan.sweep.concurrency), address=address, **options)
 
     # -- the cluster -------------------------------------------------------------------------------------------
-    def start(self) -> None:
+    def start(self) -> str:
+        """Connect (`connect`); the line saying how the work is spread. Idempotent."""
+        self.connect()
+        if not self.split:
+            return f"ray: {self.concurrency} runs at once, each with its share of every model's limits"
+        if not self._sized:  # at most one part per CPU at once: a worker holds a CPU, more would never start
+            cpus = cluster_cpus()
+            self.parts = self.parts or cpus
+            self.concurrency = min(self.parts, cpus)
+            self._sized = True
+        at_once = self.concurrency
+        return f"ray: the run in {self.parts} parts, {at_once} at once, each with 1/{at_once} of every limit"
+
+    def connect(self) -> None:
         """Connect to ``address``, or start a local instance that sees this process's import path (so that
         ``module:function`` responders and targets resolve in workers as they do here). Idempotent."""
         ray = _ray()
@@ -120,6 +151,9 @@ class RayExecutor:
         self._worker = ray.remote(num_cpus=1)(RunWorker)
 
     def close(self) -> None:
+        if not self._idle and not self._started:  # nothing here to stop (also when Ray is not installed)
+            self._worker = None
+            return
         ray = _ray()
         for actor in self._idle:
             ray.kill(actor, no_restart=True)
@@ -129,14 +163,34 @@ class RayExecutor:
             self._started = False
         self._worker = None
 
-    # -- the Executor protocol ---------------------------------------------------------------------------------
-    async def run_all(self, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+    # -- the Executor interface (ragdive.executors.base) --------------------------------------------------------
+    async def run_experiment(self, job: ExperimentJob) -> PipelineOutcome:
+        """One run in ``parts`` parts on workers (ragdive.executors.ray_shards)."""
+        from .ray_shards import run_sharded
+
+        self.split = True
         self.start()
+        assert self.parts is not None
+        if job.on_scoring is not None:
+            job.on_scoring(None, len(job.prepared.store.current_scores()))  # the total grows as parts go
+        return await run_sharded(
+            job.config,
+            job.prepared,
+            self,
+            self.parts,
+            no_cache=job.no_cache,
+            cache_dir=job.cache_dir,
+            observer=job.observer,
+            on_score=job.on_score,
+        )
+
+    async def run_all(self, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+        self.connect()
         return await LocalExecutor(self.concurrency).run_all(jobs)
 
     async def run(self, job: RunJob) -> tuple[str, str | None]:
         ray = _ray()
-        self.start()
+        self.connect()
         mirror = RunMirror(job.store.run_path(job.planned.run_id))
         try:
             status, error = await self.call("run", self._order(job), mirror.apply)
@@ -155,7 +209,7 @@ class RayExecutor:
         they are written, then its status and error. On cancellation the worker's run is cancelled too and what
         it wrote as it unwound is applied (within 2 s) before CancelledError goes on; a RayError (the worker died)
         goes to the caller. A worker that did not end cleanly is killed, never handed another order."""
-        self.start()
+        self.connect()
         actor = self._idle.pop() if self._idle else self._worker.remote()
         healthy = False
         ref = getattr(actor, method).remote(order)

@@ -37,7 +37,7 @@ from ..store.mirror import RunBatch, RunMirror, run_files
 from ..store.recorder import spend_since
 from ..store.session import Ending, RunSession
 from . import check_executor
-from .ray import RayExecutor, _ray, cluster_cpus, ray_error, worker_share
+from .ray import RayExecutor, _ray, ray_error, worker_share
 from .ray_worker import ShardOrder
 
 ENDINGS = ("failed", "budget_exceeded", "interrupted")
@@ -69,18 +69,6 @@ def shard_config(
 
 def _tokens(totals: Totals) -> int:
     return (totals.prompt_tokens or 0) + (totals.completion_tokens or 0)
-
-
-def split_executor(address: str | None, shards: int | None) -> tuple[RayExecutor, int]:
-    """A started executor for one run split into ``shards`` parts (default: one per CPU of the cluster), running
-    at most one part per CPU at once (a worker holds a CPU: more at once would never start), and the parts.
-    Connecting now makes a missing extra or a wrong address one error before any run exists."""
-    executor = RayExecutor(address=address)
-    executor.start()
-    cpus = cluster_cpus()
-    parts = shards or cpus
-    executor.concurrency = min(parts, cpus)
-    return executor, parts
 
 
 @dataclass

@@ -47,10 +47,15 @@ class RunJob:
     plan: SweepPlan
     static_dataset: Path | None
 
+    async def run_here(self) -> tuple[str, str | None]:
+        """This run in this process, under the sweep's runs/ (created, or resumed when its directory is there)."""
+        return await run_here(self.planned, self.plan, self.shared, self.static_dataset, self.store.runs_root)
 
-class Executor(Protocol):
-    """Runs the sweep's jobs. A job is a coroutine factory; the executor decides how many run at once, and
-    ``run`` where one planned run runs (its status and error as the run's manifest says)."""
+
+class SweepExecutor(Protocol):
+    """What a sweep needs of an executor (ragdive.executors.base.Executor is the public one): ``run_all`` decides
+    how many of its jobs (coroutine factories) run at once, ``run`` where one planned run runs (its status and error
+    as the run's manifest says)."""
 
     async def run_all(self, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]: ...
 
@@ -58,8 +63,9 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
-    """Jobs in this event loop, at most ``concurrency`` at a time. A job that raises cancels the others (each run
-    marks itself interrupted), then the error reaches the caller."""
+    """The sweep's default when no executor is given (a call from below the API): jobs in this event loop, at most
+    ``concurrency`` at a time. A job that raises cancels the others (each run marks itself interrupted), then the
+    error reaches the caller."""
 
     def __init__(self, concurrency: int = 1) -> None:
         self.concurrency = concurrency
@@ -79,7 +85,7 @@ class LocalExecutor:
         return [t.result() for t in tasks]
 
     async def run(self, job: RunJob) -> tuple[str, str | None]:
-        return await run_here(job.planned, job.plan, job.shared, job.static_dataset, job.store.runs_root)
+        return await job.run_here()
 
 
 @dataclass
@@ -159,7 +165,7 @@ async def _run_one(
     plan: SweepPlan,
     static_dataset: Path | None,
     hooks: SweepHooks,
-    executor: Executor,
+    executor: SweepExecutor,
 ) -> tuple[str, str | None]:
     existing = store.existing_run(planned.run_id)
     if existing is not None and existing.read_manifest().status == "finished":
@@ -215,7 +221,7 @@ async def run_sweep(
     store: SweepStore,
     *,
     static_dataset: Path | None = None,
-    executor: Executor | None = None,
+    executor: SweepExecutor | None = None,
     hooks: SweepHooks | None = None,
     no_cache: bool = False,
     cache_dir: str | Path | None = None,
