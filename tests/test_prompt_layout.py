@@ -123,6 +123,7 @@ def evaluation(name: str, probe: bool = False) -> dict[str, Any]:
             "criterion": "The answer names who built the lighthouse.",
             "scale": "rating" if probe else "yes_no",
             "level": "conversation" if probe else "turn",
+            "turn_number": None if probe else 2,
             "earlier": []
             if probe
             else [{"index": 0, "rag_input": TURNS[0].rag_input, "reply": "It was built in 1852."}],

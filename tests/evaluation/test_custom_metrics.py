@@ -98,10 +98,34 @@ async def test_reason_first_scale_mapping_and_unscored_on_failure() -> None:
     assert rated.value == 0.25 and rated.reason == "the second answer drifts" and rated.metric_version == 1
     turn_prompt, conversation_prompt = asked[0], asked[-1]
     # turns numbered from 1, as every prompt, analyze and the report number them
-    assert CITES["criterion"] in turn_prompt and "EARLIER TURNS:\n--- Turn 1\n" in turn_prompt
+    assert CITES["criterion"] in turn_prompt and "judge turn 2, shown after them):\n--- Turn 1\n" in turn_prompt
+    # the turn judged is named, after the earlier turns that are only its context
+    assert turn_prompt.index("--- Turn 1") < turn_prompt.index("TURN 2, THE TURN TO JUDGE:\n\nQUESTION:\nquestion 1?")
     assert "RETRIEVED CONTEXTS:\n[1] " in turn_prompt and "GROUND TRUTH" not in turn_prompt
     assert turn_prompt.index('"reason"') < turn_prompt.index('"verdict"')
     assert "GROUND TRUTH: " in conversation_prompt and "--- Turn 2\n" in conversation_prompt
+
+
+async def test_a_criterion_the_inputs_cannot_decide_is_unscored_not_guessed() -> None:
+    """The judge may answer cannot_tell (the declaration shows it too little): unscored, kind undecidable, with the
+    judge's reason; never a yes or a rating made up without the material."""
+    configured_metrics(evaluation(CITES, RAMBLES))
+    conversation = make_conversation(turns=2)
+
+    def judge_reply(messages: Any, schema: Any) -> Any:
+        field = "rating" if schema.__name__ == "RatingVerdict" else "verdict"
+        return {"reason": "the documents are not shown", field: "cannot_tell"}
+
+    judge = Judge(scripted_judge(judge_reply)[0])
+    for score in (
+        await metric_info("cites_source").cls().score(judge, conversation, conversation.turns[0]),
+        await metric_info("rambles").cls().score(judge, conversation),
+    ):
+        assert score.value is None and score.unscored_kind == "undecidable"
+        assert "could not decide" in (score.unscored_reason or "") and "documents are not shown" in (
+            score.unscored_reason or ""
+        )
+        assert not score.details.get("judge_failed")  # not a failure to retry: the declaration needs other inputs
 
 
 def write_experiment(root: Path, name: str, custom: list[dict[str, Any]]) -> Path:

@@ -17,6 +17,7 @@ UNSCORED_KINDS: Final[dict[str, str]] = {
     "nothing_to_measure": "the input held nothing to measure (no claims, no statements)",
     "too_short": "a conversation of fewer than two answered turns",
     "source_missing": "an imported run's source tool gave no value here",
+    "undecidable": "the judge said the inputs it was shown cannot decide the criterion (a rubric metric's inputs)",
     "other": "a reason recorded before unscored scores had kinds, not recognised",
 }
 """The stable codes of why a score is missing (``Score.unscored_kind``): summaries, the report and exports group

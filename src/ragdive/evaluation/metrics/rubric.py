@@ -7,7 +7,7 @@ a base model). A declaration becomes a metric class registered under its name fo
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -15,25 +15,43 @@ from ...config.evaluation import CustomMetricConfig
 from ...errors import ConfigError
 from ...records import Conversation, Turn
 from ..judge import Judge
-from .base import NO_GROUND_TRUTH_NOTE, ConversationMetric, Outcome, TurnMetric, Unscored, numbered_contexts
+from .base import (
+    NO_GROUND_TRUTH_NOTE,
+    ConversationMetric,
+    Outcome,
+    TurnMetric,
+    Unscorable,
+    Unscored,
+    numbered_contexts,
+)
 from .registry import METRICS, MetricInfo, _import_builtins
+
+CANNOT_TELL = "cannot_tell"
+"""The judge's answer when the material it was shown cannot decide the criterion (the declaration names too few
+inputs for it): the item is unscored (kind ``undecidable``), never a guessed yes or no."""
 
 
 class YesNoVerdict(BaseModel):
     reason: str
     """Why, before the verdict (the judge reasons first)."""
-    verdict: Literal["yes", "no"]
+    verdict: Literal["yes", "no", "cannot_tell"]
 
 
 class RatingVerdict(BaseModel):
     reason: str
     """Why, before the rating."""
-    rating: int = Field(ge=1, le=5)
+    rating: Annotated[int, Field(ge=1, le=5)] | Literal["cannot_tell"]
 
 
 def value_of(spec: CustomMetricConfig, verdict: YesNoVerdict | RatingVerdict) -> float:
+    """The verdict on [0, 1]; `cannot_tell` is Unscorable (kind ``undecidable``) with the judge's reason."""
+    if CANNOT_TELL in (getattr(verdict, "verdict", None), getattr(verdict, "rating", None)):
+        raise Unscorable(
+            f"the judge could not decide the criterion from the inputs shown: {verdict.reason}", kind="undecidable"
+        )
     if isinstance(verdict, YesNoVerdict):
         return 1.0 if verdict.verdict == "yes" else 0.0
+    assert isinstance(verdict.rating, int)
     return (verdict.rating - 1) / 4
 
 
@@ -72,7 +90,8 @@ class RubricTurnMetric(TurnMetric[Judge]):
         earlier = []
         if "conversation" in self.spec.inputs:  # the turns before this one, as the user and the system had them
             earlier = [_turn_line(t) for t in conversation.turns if t.index < turn.index]
-        verdict = await _ask(judge, self.spec, turns=[], earlier=earlier, **_turn_material(self.spec, turn))
+        material = _turn_material(self.spec, turn)
+        verdict = await _ask(judge, self.spec, turns=[], earlier=earlier, turn_number=turn.index + 1, **material)
         return Outcome(value_of(self.spec, verdict), verdict.reason, {"scale": self.spec.scale, **_raw(verdict)})
 
 
@@ -86,7 +105,7 @@ class RubricConversationMetric(ConversationMetric[Judge]):
 
     async def measure(self, judge: Judge, conversation: Conversation) -> Outcome:
         turns = [{**_turn_line(t), **_turn_material(self.spec, t)} for t in conversation.turns]
-        verdict = await _ask(judge, self.spec, turns=turns, earlier=[], **dict.fromkeys(_MATERIAL))
+        verdict = await _ask(judge, self.spec, turns=turns, earlier=[], turn_number=None, **dict.fromkeys(_MATERIAL))
         return Outcome(value_of(self.spec, verdict), verdict.reason, {"scale": self.spec.scale, **_raw(verdict)})
 
 
