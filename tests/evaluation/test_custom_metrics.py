@@ -161,7 +161,12 @@ def test_a_yaml_rubric_metric_is_in_the_run_compare_report_and_exports(
     assert len(rambles) == 2 and {s["value"] for s in rambles} == {0.75}  # offline judge: rating 4 -> 0.75
     assert main(["compare", str(runs[0]), str(runs[1])]) == 0
     compared = capsys.readouterr().out
-    assert "cites_source" in compared and "rambles" in compared
+    assert "cites_source" in compared and "rambles (lower is better)" in compared  # declared `direction: lower`
+    assert "cites_source (lower is better)" not in compared
+    assert main(["compare", str(runs[0]), str(runs[1]), "--json"]) == 0
+    (comparison,) = json.loads(capsys.readouterr().out)["comparisons"]
+    directions = {m["metric"]: m["lower_is_better"] for m in comparison["metrics"]}
+    assert directions["rambles"] is True and directions["cites_source"] is False
     assert "cites_source" in (runs[0] / "report.html").read_text()
     assert main(["export", str(runs[0]), "-o", str(tmp_path / "out"), "--format", "csv,deepeval"]) == 0
     with open(tmp_path / "out" / "turns.csv", newline="") as fh:

@@ -129,6 +129,16 @@ def test_lower_is_better_metric_drop_is_a_rise() -> None:
     assert not check.passed and check.value == pytest.approx(0.345)
 
 
+def test_a_custom_metric_its_runs_declare_lower_is_better_drops_by_rising() -> None:
+    """Without a registry entry: the runs' own config says `direction: lower` (a YAML rubric metric)."""
+    declared = {"evaluation": {"custom_metrics": [{"name": "rambles", "direction": "lower"}]}}
+    base = run_of("b", {f"c{i}": [0.1] for i in range(10)}, metric="rambles")
+    worse = run_of("w", {f"c{i}": [0.4 + 0.01 * i] for i in range(10)}, metric="rambles")
+    base.config = worse.config = declared
+    (check,) = evaluate_gate([("w", [worse])], {}, baseline=("b", [base]), max_drop={"rambles": 0.1}).checks
+    assert not check.passed and check.value == pytest.approx(0.345)
+
+
 def test_junit_and_markdown_list_every_check() -> None:
     run = run_of("r", {"a": [1.0], "b": [0.2], "c": [0.9]})
     rules = parse_gate({"correctness": [">= 0.8", ">= 0.5 per conversation"]})

@@ -145,6 +145,8 @@ class MetricComparison:
     paired: PairedResult
     paired_on: str = "documents"
     """What the paired test pairs: seed "documents", static "conversation" ids (questions), or a replay's "turn"s."""
+    lower_is_better: bool = False
+    """The metric improves downwards: a built-in's registry entry, or a custom metric its runs declared so."""
 
 
 def relative_change(base: float | None, value: float | None) -> float | None:
@@ -203,6 +205,7 @@ def compare_configurations(
                 better=None if not arrow else (arrow == "↓") == (metric in lower_is_better),
                 paired=paired,
                 paired_on=pairing,
+                lower_is_better=metric in lower_is_better,
             )
         )
     return out

@@ -81,7 +81,7 @@ def print_comparison(base: str, name: str, rows: list[MetricComparison]) -> None
         band = f"{c.band[0]:.3f}–{c.band[1]:.3f}" if c.band else "-"
         change = f"{c.change:+.3f}" if c.change is not None else "-"
         ci = f"[{p.ci[0]:+.3f}, {p.ci[1]:+.3f}]" if p.ci else "-"
-        metric = c.metric + (" (lower is better)" if c.metric in lower_is_better() else "")
+        metric = c.metric + (" (lower is better)" if c.lower_is_better else "")
         table.add_row(
             metric,
             _fmt(c.baseline_mean),
@@ -175,7 +175,7 @@ def _verdicts(
                 metrics=[
                     MetricComparisonJson(
                         metric=c.metric,
-                        lower_is_better=c.metric in lower_is_better(),
+                        lower_is_better=c.lower_is_better,
                         baseline_mean=c.baseline_mean,
                         band=None if c.band is None else Interval(low=c.band[0], high=c.band[1]),
                         mean=c.mean,

@@ -219,14 +219,15 @@ def drop_verdict(
     """`check_drop` on a comparison already made (`compare --fail-on-regression` reuses the table's)."""
     metric = cmp.metric
     rule = f"drop <= {max_drop:g} vs {baseline_name}"
-    worse_sign = 1.0 if metric in lower_is_better else -1.0
+    downwards = cmp.lower_is_better or metric in lower_is_better  # the comparison knows the runs' own declarations
+    worse_sign = 1.0 if downwards else -1.0
     ns, nu = cmp.n_scored, cmp.n_unscored
     if cmp.change is None:
         why = "no scored item on one side: the drop is unknown"
         return Check(group, metric, rule, False, None, None, detail=why, n_scored=ns, n_unscored=nu)
     drop = worse_sign * cmp.change
     p = cmp.paired
-    worst = worst_conversations(candidate, metric, metric not in lower_is_better)
+    worst = worst_conversations(candidate, metric, not downwards)
     ci = p.ci
     if drop <= max_drop + 1e-12:
         return Check(
