@@ -177,3 +177,14 @@ def test_sync_of_wants_a_coroutine_named_like_its_sync_form() -> None:
 
     with pytest.raises(ValueError, match="starts with 'a'"):
         sync_of(run_it)
+
+
+def test_every_name_ragdive_exports_resolves_to_the_apis_own() -> None:
+    """``import ragdive`` stays cheap: the API's names in ragdive.__all__ are imported on first use, once."""
+    from ragdive import api
+
+    for name in ragdive.__all__:
+        value = getattr(ragdive, name)
+        if name in api.__all__:
+            assert value is getattr(api, name), name
+    assert {"run", "arun", "sweep", "RunResult", "Observer"} <= set(ragdive.__all__) & set(api.__all__)

@@ -45,37 +45,10 @@ if TYPE_CHECKING:
         sweep,
     )
 
-_API = frozenset(
-    (
-        "Comparison",
-        "MetricResult",
-        "Observer",
-        "RunResult",
-        "SweepResult",
-        "aevaluate",
-        "areplay",
-        "arun",
-        "asimulate",
-        "astatic",
-        "assert_gate",
-        "asweep",
-        "compare",
-        "evaluate",
-        "gate",
-        "import_run",
-        "list_runs",
-        "load_run",
-        "replay",
-        "run",
-        "simulate",
-        "static",
-        "sweep",
-    )
-)
-
 
 def __getattr__(name: str) -> Any:
-    if name in _API:
+    """The API's names, imported on first use (the names defined above never reach here)."""
+    if name in __all__:
         from . import api
 
         return getattr(api, name)
