@@ -23,6 +23,10 @@ REPEAT = typer.Option(
     None, "--repeat", min=0, help="Repeat index: same documents and plan, new samples (not served from cache)."
 )
 METRICS = typer.Option(None, "--metrics", help="Comma-separated metric names (default: the config's).")
+EXECUTOR = typer.Option(
+    "local", "--executor", help="Where runs run: local (this process), ray (extra `ray`), or an installed plug-in's."
+)
+ADDRESS = typer.Option(None, "--address", help="With --executor ray: the cluster (default: local).")
 JUDGE_ALIAS = typer.Option(None, "--judge", hidden=True, help="Old spelling of --model judge=provider/model.")
 
 

@@ -9,7 +9,7 @@ import typer
 from .. import api
 from ..errors import ConfigError
 from ._experiment import Finish, run_pipeline
-from .options import CACHE_DIR, MODEL, NO_CACHE, OUTPUT_RUNS, REPEAT
+from .options import ADDRESS, CACHE_DIR, EXECUTOR, MODEL, NO_CACHE, OUTPUT_RUNS, REPEAT
 
 
 def run_cmd(
@@ -22,8 +22,8 @@ def run_cmd(
     no_cache: bool = NO_CACHE,
     cache_dir: Path | None = CACHE_DIR,
     resume: Path | None = typer.Option(None, "--resume", help="Continue this run: both simulation and scoring."),
-    executor: str = typer.Option("local", "--executor", help="local (this process) or ray (extra `ray`)."),
-    address: str | None = typer.Option(None, "--address", help="With --executor ray: the cluster (default: local)."),
+    executor: str = EXECUTOR,
+    address: str | None = ADDRESS,
     shards: int | None = typer.Option(
         None, "--shards", min=1, help="With --executor ray: parts of the run (default: one per CPU of the cluster)."
     ),

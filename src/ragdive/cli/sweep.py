@@ -13,7 +13,7 @@ import typer
 from .. import api
 from ..store.completeness import EXIT_INCOMPLETE
 from .display import EXIT_BUDGET, console
-from .options import CACHE_DIR, NO_CACHE
+from .options import ADDRESS, CACHE_DIR, EXECUTOR, NO_CACHE
 from .sweep_display import print_plan, print_tables
 
 
@@ -71,8 +71,8 @@ def sweep_cmd(
     ),
     no_cache: bool = NO_CACHE,
     cache_dir: Path | None = CACHE_DIR,
-    executor: str = typer.Option("local", "--executor", help="local (this process) or ray (extra `ray`)."),
-    address: str | None = typer.Option(None, "--address", help="With --executor ray: the cluster (default: local)."),
+    executor: str = EXECUTOR,
+    address: str | None = ADDRESS,
 ) -> None:
     """Run every cell × repeat (finished runs are skipped on --resume, interrupted ones continued), then print
     Table 2 (baseline repeats), Table 4 (cells vs the baseline band, `*` outside) and, with a static arm,
