@@ -188,3 +188,11 @@ def test_every_name_ragdive_exports_resolves_to_the_apis_own() -> None:
         if name in api.__all__:
             assert value is getattr(api, name), name
     assert {"run", "arun", "sweep", "RunResult", "Observer"} <= set(ragdive.__all__) & set(api.__all__)
+
+
+def test_no_name_ragdive_exports_is_also_one_of_its_subpackages() -> None:
+    """Importing a subpackage sets the package's attribute of that name: an exported function of the same name
+    (ragdive.gate, once) would turn into the module after the first import of ragdive.gate."""
+    root = Path(ragdive.__file__).parent
+    modules = {p.stem for p in root.glob("*.py")} | {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
+    assert not set(ragdive.__all__) & modules

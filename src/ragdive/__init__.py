@@ -1,8 +1,11 @@
 """ragdive: evaluate RAG systems through simulated multi-turn conversations.
 
 The Python API (`run`, `simulate`, `evaluate`, `static`, `replay`, `sweep` and their `a...` coroutines, `compare`,
-`load_run`, `list_runs`, `import_run`, `gate`, their result types and `Observer`) lives in `ragdive.api` and is
-imported on first use, so `import ragdive` stays cheap (no models, numpy or rich until a run needs them).
+`load_run`, `list_runs`, `import_run`, `assert_gate`, their result types and `Observer`) lives in `ragdive.api` and
+is imported on first use, so `import ragdive` stays cheap (no models, numpy or rich until a run needs them).
+`gate` is `ragdive.api.gate` only: the subpackage ragdive.gate takes that attribute of this package as soon as it is
+imported (by `assert_gate`, say), so a top-level `ragdive.gate` would be a function or a module depending on what
+ran before.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -34,7 +37,6 @@ if TYPE_CHECKING:
         asweep,
         compare,
         evaluate,
-        gate,
         import_run,
         list_runs,
         load_run,
@@ -78,7 +80,6 @@ __all__ = [
     "asweep",
     "compare",
     "evaluate",
-    "gate",
     "import_run",
     "list_runs",
     "load_run",
