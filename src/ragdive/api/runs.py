@@ -58,9 +58,7 @@ async def arun(
             observer.note(line)
         prepared = await prepare_experiment(experiment, resources, options)
         _created(observer, prepared.store, prepared.simulation.corpus)
-        job = ExperimentJob(
-            experiment, prepared, observer, observer.scoring_started, observer.scored, no_cache, cache_dir
-        )
+        job = ExperimentJob(experiment, prepared, options, observer.scoring_started, observer.scored)
         outcome = await chosen.run_experiment(job)
     scored = outcome.metrics if outcome.stage == "evaluation" else None
     return run_result(outcome.store, scored, outcome.error, scoring=outcome.evaluation)

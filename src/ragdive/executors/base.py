@@ -6,11 +6,11 @@ any run directory exists (`Executor.start`: connect, or fail as one error that l
 the work, and closed at the command's end. The work comes in two forms:
 
 - one prepared run (`ragdive run`, `ragdive.run`): an `ExperimentJob`, handed to `Executor.run_experiment`. The run
-  is created (or reopened) and its models, target and judge are built; ``job.observer`` hears the simulation's
-  progress, ``job.on_scoring``/``job.on_score`` the judge's. ``await job.run_here()`` runs it in this event loop
-  under its own run session (ragdive.store.session.RunSession, the one owner of its status); an executor that
-  runs it elsewhere opens ``RunSession(job.prepared.store)`` itself and writes records only through ragdive.store,
-  as ``ragdive.executors.ray_shards`` does.
+  is created (or reopened) and its models, target and judge are built; ``job.options.observer`` hears the
+  simulation's progress, ``job.on_scoring``/``job.on_score`` the judge's. ``await job.run_here()`` runs it in this
+  event loop under its own run session (ragdive.store.session.RunSession, the one owner of its status); an
+  executor that runs it elsewhere opens ``RunSession(job.prepared.store)`` itself and writes records only
+  through ragdive.store, as ``ragdive.executors.ray_shards`` does.
 - a sweep's runs (`ragdive sweep`): `Executor.run_all` is given one coroutine factory per planned run and decides
   how many go at once; each factory calls `Executor.run` with that run's ragdive.pipeline.sweep.RunJob (its planned
   cell, the sweep's store and shared model context), whose ``await job.run_here()`` runs it here.
@@ -23,15 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from ..config import ExperimentConfig
 from ..records import Score
-from ..simulation import RunObserver
 
 if TYPE_CHECKING:
-    from ..pipeline import PipelineOutcome, PreparedExperiment
+    from ..pipeline import PipelineOutcome, PreparedExperiment, RunOptions
     from ..pipeline.sweep import RunJob
     from ..pipeline.sweep_plan import SweepPlan
 
@@ -54,14 +52,12 @@ class ExperimentJob:
 
     config: ExperimentConfig
     prepared: PreparedExperiment
-    observer: RunObserver
-    """Told of the simulation's progress (turns, rejections, conversations)."""
+    options: RunOptions
+    """What the run was prepared with: its ``observer`` (told of the simulation's progress), the cache settings."""
     on_scoring: Callable[[int | None, int], None] | None = None
     """Scoring begins: its total (None while unknown) and what was scored before."""
     on_score: Callable[[Score], None] | None = None
     """Each score on disk."""
-    no_cache: bool = False
-    cache_dir: str | Path | None = None
 
     async def run_here(self) -> PipelineOutcome:
         """The run in this event loop, to its end, under its run session (the local executor's way)."""

@@ -178,9 +178,9 @@ class RayExecutor(Executor):
             job.prepared,
             self,
             self.parts,
-            no_cache=job.no_cache,
-            cache_dir=job.cache_dir,
-            observer=job.observer,
+            no_cache=job.options.no_cache,
+            cache_dir=job.options.cache_dir,
+            observer=job.options.observer,
             on_score=job.on_score,
         )
 
