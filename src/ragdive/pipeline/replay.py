@@ -142,6 +142,7 @@ async def run_replay(
         )
     resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
     recorder = RunRecorder(store)
+    recorder.attach(context.ledger)  # the target's requests journaled as they are counted (store.spend_journal)
 
     def target_spend() -> list[ModelSpend]:
         # the judge's spend is recorded by the evaluator as it scores; this recorder adds the rest

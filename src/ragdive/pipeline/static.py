@@ -23,8 +23,9 @@ from ..evaluation.static import (
 )
 from ..models import Model, ModelContext, apply_model_overrides, models_for_roles
 from ..models.selfcheck import check_local_models
+from ..records import ModelSpend
 from ..simulation import seed_documents
-from ..store import RunStore, writer_lock
+from ..store import RunRecorder, RunStore, writer_lock
 from ..store.session import RunSession
 from ..targets import Target, build_experiment_target
 from .building import build_judge, hold_context, parse_metrics
@@ -100,7 +101,14 @@ async def run_static(
     resources.push_async_callback(system.aclose)
     store = _static_store(config, dataset, resume, output, run_id, system, judge)
     resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
-    session = RunSession(store)
+    recorder = RunRecorder(store)
+    recorder.attach(context.ledger)  # the target's requests journaled as they are counted (store.spend_journal)
+
+    def target_spend() -> list[ModelSpend]:
+        # the judge's spend is recorded by the evaluator as it scores; this recorder adds the target's generator
+        return [line for line in context.ledger.spend() if line.role != "judge"]
+
+    session = RunSession(store, recorder=recorder, spend=target_spend)
     session.start()
     if hooks.on_created:
         hooks.on_created(store, len(items))
