@@ -1,7 +1,7 @@
 """Reliability harness: real `ragdive run` processes against the fault-injecting stub (ragdive.testing), with
 random faults per family and random `kill -9`s, compared with a run without faults.
 
-    python benchmarks/reliability.py [--conversations 6] [--turns 3] [--kills 8] [--rates 0,0.2,0.5]
+    python benchmarks/reliability.py [--conversations 6] [--turns 3] [--kills 8] [--rates 0,0.2,0.5] [--ray-shards 2]
 
 Every role (user, validator, judge) and the target (an openai-chat target) talk to one StubProcess whose answers
 are the deterministic offline stand-ins (ragdive.testing.offline:stub_reply), so a run that survived its faults
@@ -193,6 +193,10 @@ class Row:
     in_flight_at_kills: int | None = None
     """Model requests the stub received in the IN_FLIGHT_S before a kill, summed: those a killed process may have
     sent and never read the answer of (the loss the journal allows)."""
+    in_flight_window_s: float | None = None
+    """The IN_FLIGHT_S, plus the stub's latency and, on Ray, one poll of the driver."""
+    kills_mid_work: int | None = None
+    """Kills that came after the stub served new requests since the previous one (not during a start-up)."""
     examples: list[str] = field(default_factory=list)
     """The first few scores from a fault, to look at."""
     said: list[str] = field(default_factory=list)
@@ -243,6 +247,7 @@ def compare(label: str, clean: Snapshot, got: Snapshot, planned: int, seconds: f
 
 
 IN_FLIGHT_S = 0.5
+RAY_POLL_S = 0.25  # how often a Ray driver drains its workers' records and spend lines (RayExecutor.poll_s)
 """A request that reached the stub this long before a kill may still have been unread by the killed process."""
 
 
@@ -259,11 +264,17 @@ def with_outcome(row: Row, got: Snapshot, served: Served, exit_code: int) -> Row
 
 
 class Harness:
-    def __init__(self, stub: StubProcess, workdir: Path, conversations: int, turns: int) -> None:
+    def __init__(
+        self, stub: StubProcess, workdir: Path, conversations: int, turns: int, run_args: tuple[str, ...] = ()
+    ) -> None:
         self.stub = stub
         self.workdir = workdir
         self.planned = conversations
+        self.run_args = run_args
+        """More options of every `ragdive run` (``--executor ray --shards 2``: the kills hit a Ray driver)."""
         self.kills: list[float] = []
+        self.served_at_kills: list[int] = []
+        """The stub's request count at each kill: a kill that came after new requests cut work off."""
         self.config = workdir / "experiment.yaml"
         self.config.write_text(yaml.safe_dump(experiment(stub.base_url, conversations, turns)), encoding="utf-8")
 
@@ -275,12 +286,12 @@ class Harness:
         self.stub.chaos(rates)
         began = time.perf_counter()
         output = self.workdir / label
-        code = ragdive("run", self.config, "--output", output, check=True).returncode
+        code = ragdive("run", self.config, "--output", output, *self.run_args, check=True).returncode
         run = only_run(output)
         if run is None:
             raise RuntimeError(f"{label}: no run directory in {output}")
         if any(c.status == "error" for c in RunStore.open(run).current_conversations()):
-            code = ragdive("run", self.config, "--resume", run, check=True).returncode
+            code = ragdive("run", self.config, "--resume", run, *self.run_args, check=True).returncode
         if any(s.details.get("judge_failed") for s in RunStore.open(run).current_scores()):
             code = ragdive("evaluate", run, "--config", self.config, "--retry-failed", check=True).returncode
         return run, self.stub.request_count, time.perf_counter() - began, code
@@ -317,25 +328,46 @@ class Harness:
         began = time.perf_counter()
         output = self.workdir / label
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        low, high = (0.2, 1.5) if self.run_args else (0.5, 4.0)
         for _ in range(kills):
             run = only_run(output)
             args = ["--resume", str(run)] if run else ["--output", str(output)]
             proc = subprocess.Popen(
-                [sys.executable, "-m", "ragdive", "run", str(self.config), *args],
+                [sys.executable, "-m", "ragdive", "run", str(self.config), *args, *self.run_args],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 env=env,
+                start_new_session=True,  # its own session: a kill takes the driver's Ray processes with it
             )
-            time.sleep(rng.uniform(0.5, 4.0))
+            if self.run_args:  # a Ray driver first starts its local cluster: the kill lands once work has begun
+                began_at = self.stub.request_count
+                while proc.poll() is None and self.stub.request_count == began_at:
+                    time.sleep(0.05)
+            time.sleep(rng.uniform(low, high))
             if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGKILL)
+                kill_session(proc.pid)
                 self.kills.append(time.monotonic())  # the stub stamps requests with the same (system) clock
+                self.served_at_kills.append(self.stub.request_count)
             proc.wait()
         run = only_run(output)
-        code = ragdive("run", self.config, *(["--resume", run] if run else ["--output", output]), check=True).returncode
+        where = ["--resume", run] if run else ["--output", output]
+        code = ragdive("run", self.config, *where, *self.run_args, check=True).returncode
         run = only_run(output)
         assert run is not None
         return run, self.stub.request_count, time.perf_counter() - began, code
+
+
+def kill_session(sid: int) -> None:
+    """SIGKILL every process of session ``sid`` at once, as a machine going down would: a Ray driver's cluster
+    (its workers in process groups of their own) with it, so no worker goes on calling the stub after the kill."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getsid(int(entry.name)) == sid:
+                os.kill(int(entry.name), signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            continue
 
 
 def measure(
@@ -346,15 +378,17 @@ def measure(
     seed: int = 1,
     keep: Path | None = None,
     extra: bool = True,
+    run_args: tuple[str, ...] = (),
+    latency_s: float = 0.0,
 ) -> list[Row]:
     rows: list[Row] = []
     with (
         tempfile.TemporaryDirectory(prefix="ragdive-reliability-") as tmp,
-        StubProcess(reply="ragdive.testing.offline:stub_reply") as stub,
+        StubProcess(reply="ragdive.testing.offline:stub_reply", latency_s=latency_s) as stub,
     ):
         workdir = Path(tmp) if keep is None else keep
         workdir.mkdir(parents=True, exist_ok=True)
-        harness = Harness(stub, workdir, conversations, turns)
+        harness = Harness(stub, workdir, conversations, turns, run_args)
         run, requests, seconds, code = harness.faulted_run("clean", None)
         clean = Snapshot.read(run, requests)
         rows.append(
@@ -375,7 +409,11 @@ def measure(
             served = Served.read(stub)
             row.unrecorded = served.model_requests - got.recorded_calls
             row.journaled = journaled_calls(run)
-            row.in_flight_at_kills = served.received_near(harness.kills, IN_FLIGHT_S)
+            # in flight: sent, and its answer (latency_s), then on Ray its journal line (one poll) not yet back
+            row.in_flight_window_s = IN_FLIGHT_S + latency_s + (RAY_POLL_S if run_args else 0.0)
+            row.in_flight_at_kills = served.received_near(harness.kills, row.in_flight_window_s)
+            seen = [0, *harness.served_at_kills]
+            row.kills_mid_work = sum(after > before for before, after in zip(seen, seen[1:], strict=False))
             rows.append(with_outcome(row, got, served, code))
         if extra:
             rows += extra_rows(harness, clean, conversations, kills, seed, workdir)
@@ -436,8 +474,8 @@ def print_rows(rows: list[Row]) -> None:
         if r.unrecorded is not None:
             print(
                 f"{r.label}: {r.unrecorded} model requests served but not recorded (manifest {r.recorded_calls}, "
-                f"spend.jsonl {r.journaled}); {r.in_flight_at_kills} reached the stub within {IN_FLIGHT_S} s "
-                "before a kill"
+                f"spend.jsonl {r.journaled}); {r.in_flight_at_kills} reached the stub within {r.in_flight_window_s} s "
+                f"before a kill; {r.kills_mid_work} of the kills came after new requests"
             )
     for r in rows:
         for example in r.examples:
@@ -467,10 +505,26 @@ def main() -> None:
         action="store_true",
         help="skip the rows of two resumes at once, disk full, read-only, kills under faults and the secrets grep",
     )
+    parser.add_argument(
+        "--ray-shards",
+        type=int,
+        default=0,
+        help="run every `ragdive run` on a local Ray cluster in this many parts (the kills then hit a Ray driver)",
+    )
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds the stub takes per answer")
     args = parser.parse_args()
     rates = [float(r) for r in args.rates.split(",")]
+    run_args = ("--executor", "ray", "--shards", str(args.ray_shards)) if args.ray_shards else ()
     rows = measure(
-        args.conversations, args.turns, rates, args.kills, args.seed, keep=args.keep, extra=not args.no_extra
+        args.conversations,
+        args.turns,
+        rates,
+        args.kills,
+        args.seed,
+        keep=args.keep,
+        extra=not args.no_extra,
+        run_args=run_args,
+        latency_s=args.latency,
     )
     if args.json:
         print(json.dumps([r.__dict__ for r in rows], indent=1))

@@ -68,3 +68,29 @@ def test_ten_kills_lose_no_spend_but_the_calls_in_flight(tmp_path: Path) -> None
     assert killed.recorded_calls == killed.journaled
     assert killed.unrecorded is not None and 0 <= killed.unrecorded <= killed.in_flight_at_kills
     assert killed.spend_calls is not None and killed.spend_calls <= 1.0
+
+
+@pytest.mark.slow
+def test_ten_kills_of_a_ray_driver_lose_no_spend_but_the_calls_in_flight(tmp_path: Path) -> None:
+    """The same on the Ray executor (a run in 2 parts): each kill -9 takes the driver and its local cluster down at
+    once, so what the workers spent reaches the manifest only through the mirrored spend journals. In flight here
+    is what reached the stub within IN_FLIGHT_S + its latency + one driver poll (0.25 s) before a kill: its answer
+    not yet read, or its journal line not yet drained to the driver."""
+    pytest.importorskip("ray")
+    harness = load_harness()
+    clean, killed = harness.measure(
+        conversations=6,
+        turns=3,
+        rates=[],
+        kills=10,
+        seed=7,
+        keep=tmp_path,
+        extra=False,
+        run_args=("--executor", "ray", "--shards", "2"),
+        latency_s=0.5,  # work enough for every kill to land in it
+    )
+    assert (clean.status, clean.exit_code, clean.spend_calls, clean.spend_tokens) == ("finished", 0, 1.0, 1.0)
+    assert killed.status == "finished" and killed.exit_code == 0
+    assert killed.kills_mid_work is not None and killed.kills_mid_work >= 8  # in the work, not start-ups or after it
+    assert killed.recorded_calls == killed.journaled
+    assert killed.unrecorded is not None and 0 <= killed.unrecorded <= killed.in_flight_at_kills

@@ -9,10 +9,6 @@ from typing import Any
 from ragdive.store import RunStore
 
 VOLATILE = {"id", "started", "finished", "latency_s", "conversation_finished", "created", "updated", "process"}
-# journal_lines counts the lines of the writing process's spend.jsonl that a spend line reflects: bookkeeping, not
-# spend. On Ray each part journals in its own part directory (not carried through the mirror yet), so it differs
-# between executors while every spend figure (calls, tokens, cost) is still compared.
-VOLATILE |= {"journal_lines"}
 SPEND = ("prompt_tokens", "completion_tokens", "cost_usd", "spend")
 
 

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from ragdive.cli.main import main
+from ragdive.store.spend_journal import read_journal
 
 from ..pipeline.sweep_helpers import base_experiment
 from .kill import kill_a_worker_mid_run
@@ -48,9 +49,11 @@ def test_a_run_in_parts_on_ray_writes_the_local_run_s_records_and_spend(local_ra
     assert distributed["status"] == "finished" and len(distributed["conversations"]) == 6
     assert distributed == run_records(local_run)  # conversations, rejections, scores, score lines, counts, spend
     assert sum(_calls(distributed).values()) > 0
-    # the same files, but the spend journal: each Ray part journals in its own part directory (not mirrored yet)
-    files = [sorted(p.name for p in d.iterdir() if p.name != "spend.jsonl") for d in (run, local_run)]
-    assert files[0] == files[1]
+    # the same files, the spend journal too: each part's worker journal is mirrored into the run's own
+    files = [sorted(p.name for p in d.iterdir()) for d in (run, local_run)]
+    assert files[0] == files[1] and "spend.jsonl" in files[0]
+    journaled = {key: sum(line.calls for line in lines) for key, lines in read_journal(run).items()}
+    assert journaled == _calls(distributed)  # the manifest's spend is the journal's, call for call
 
 
 def test_a_run_in_parts_cut_off_midway_resumes_with_other_parts_to_the_same_records(

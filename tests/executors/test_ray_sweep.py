@@ -99,10 +99,8 @@ def test_a_ray_sweep_cancelled_midway_marks_its_runs_and_resumes_to_the_local_re
         assert RunStore.open(run).read_manifest().status in {"finished", "interrupted"}
 
     _run(sweep, tmp_path / "ray", "--executor", "ray", "--resume")
-    # Known gap (issue 24, spend): since spend is journaled per request (spend.jsonl), a cancelled Ray worker's last
-    # judge spend stays in its own journal, which the mirror does not carry to the driver yet, so the judge's calls
-    # may fall short of an uncut run's. Records are still compared exactly; the spend check returns with the fix.
-    same_work(_records(tmp_path / "ray"), _records(tmp_path / "local"), all_spend_recorded=False)
+    # a cancelled worker's last judge calls reach the driver through its mirrored spend journal
+    same_work(_records(tmp_path / "ray"), _records(tmp_path / "local"))
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds Ray's worker processes through /proc")

@@ -33,8 +33,7 @@ from ..pipeline import PipelineOutcome, PreparedExperiment
 from ..records import RunManifest, Score, Totals
 from ..simulation import RunObserver, RunOutcome, Shard
 from ..store import RunRecorder
-from ..store.mirror import RunBatch, RunMirror, run_files
-from ..store.recorder import spend_since
+from ..store.mirror import RunBatch, RunMirror, SpendMirror, run_files
 from ..store.session import Ending, RunSession
 from . import check_executor
 from .ray import RayExecutor, _ray, ray_error, worker_share
@@ -96,7 +95,9 @@ async def run_sharded(
     check_executor("ray", None, shards)
     store = prepared.store
     plans = prepared.simulation.runner.plans
-    session = RunSession(store)
+    recorder = RunRecorder(store)
+    spent = SpendMirror(recorder)  # every part's worker spend, journaled here and added by the run's one recorder
+    session = RunSession(store, recorder=recorder, spend=spent.snapshot)
     started = session.start()
     parts = [_Part(Shard(k, shards)) for k in range(shards)]
     totals = [started.totals]  # the latest the recorders wrote, for the observer
@@ -121,12 +122,10 @@ async def run_sharded(
         ids = {plan.id for plan in plans if part.shard.holds(plan.index)}
         files = run_files(store.path, ids)
         seeded_totals = RunManifest.model_validate_json(files["manifest.json"]).totals
-        seeded = seeded_totals.spend
-        part_recorder = RunRecorder(store)
 
         def add_spend(manifest: dict[str, Any]) -> None:
-            now = RunManifest.model_validate(manifest).totals
-            totals[0] = part_recorder.record(spend=spend_since(seeded, now.spend), limits=now.limits).totals
+            limits = RunManifest.model_validate(manifest).totals.limits
+            totals[0] = session.recorder.record(spend=spent.snapshot(), limits=limits).totals
 
         order = ShardOrder(
             config=shard_config(config, shards, executor.concurrency, started.totals, seeded_totals),
@@ -137,7 +136,7 @@ async def run_sharded(
             cache_dir=cache,
         )
         try:
-            mirror = RunMirror.part(store, add_spend)
+            mirror = RunMirror.part(store, spent, add_spend)
 
             def apply(batch: RunBatch) -> None:
                 mirror.apply(batch)

@@ -4,7 +4,13 @@ The worker runs the ordinary pipeline in a scratch directory of its own; ``RunTa
 the last read (complete lines only, the manifest when it changed) as a ``RunBatch`` of records; the records travel
 back to the driver, whose ``RunMirror`` appends them through this package's own appenders (one fsync'ed line per
 record) and rewrites the manifest atomically. So the run directory in the sweep has one writer, the driver, and
-holds the same lines the worker wrote, in the same order."""
+holds the same lines the worker wrote, in the same order.
+
+Spend travels the same way: the worker's spend.jsonl lines (store.spend_journal) are tailed with its records and
+journaled again on the driver's side before the records of the same batch, and the driver's manifest spend is the
+sum of the lines mirrored (``SpendMirror``), not the worker's manifest. So what a worker spent reaches the driver
+even when the worker's run never wrote it into a manifest (cancelled, killed), and a driver killed between two
+manifest writes recovers it from its own journal on resume, as a local run does."""
 
 from __future__ import annotations
 
@@ -15,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..records import Conversation, Rejection, RunManifest, Score
+from ..records import Conversation, ModelSpend, Rejection, RunManifest, Score
 from .jsonl import read_jsonl_tail
-from .recorder import spend_since
+from .recorder import RunRecorder, merge_spend
 from .run import CONVERSATIONS, EVALUATIONS, MANIFEST, RECORDER_FIELDS, REJECTIONS, RunStore
 from .session import Outcome, RunSession
+from .spend_journal import SPEND
 
 RECORD_FILES = (CONVERSATIONS, REJECTIONS, EVALUATIONS)
 
@@ -33,9 +40,33 @@ class RunBatch:
     conversations: list[Conversation] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     scores: list[Score] = field(default_factory=list)
+    spend: list[ModelSpend] = field(default_factory=list)
+    """The worker's new spend.jsonl lines: what its models were asked for since the previous batch."""
 
     def __len__(self) -> int:
         return len(self.conversations) + len(self.rejections) + len(self.scores)
+
+
+class SpendMirror:
+    """The driver's journal of what workers spent: each mirrored spend line is appended to the run's own
+    spend.jsonl (through ``recorder``'s journal: the first of a process adds what a killed driver journaled
+    beyond its manifest) and summed, the running snapshot the recorder adds to the manifest."""
+
+    def __init__(self, recorder: RunRecorder) -> None:
+        self.sink: Callable[[ModelSpend], None] | None = None
+        self._lines: list[ModelSpend] = []
+        recorder.attach(self)
+
+    def add(self, lines: list[ModelSpend]) -> None:
+        assert self.sink is not None
+        for line in lines:
+            self.sink(line)
+            self._lines.append(line)
+        if len(self._lines) > 64:  # a long run's lines folded: the snapshot is their sum
+            self._lines = list(merge_spend(self._lines).values())
+
+    def snapshot(self) -> list[ModelSpend]:
+        return list(merge_spend(self._lines).values())
 
 
 def run_files(path: Path, conversations: Collection[str] | None = None) -> dict[str, bytes]:
@@ -77,7 +108,7 @@ class RunTail:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._offsets = dict.fromkeys(RECORD_FILES, 0)
+        self._offsets = dict.fromkeys((*RECORD_FILES, SPEND), 0)  # spend.jsonl is never seeded: the worker's own
         self._manifest: str | None = None
 
     def seed(self, files: dict[str, bytes]) -> None:
@@ -101,6 +132,7 @@ class RunTail:
             text = None
         if text is not None and text != self._manifest:
             batch.manifest, self._manifest = json.loads(text), text
+        batch.spend = self._tail(SPEND, ModelSpend)  # before the records: spend is on disk no later than them
         batch.conversations = self._tail(CONVERSATIONS, Conversation)
         batch.rejections = self._tail(REJECTIONS, Rejection)
         batch.scores = self._tail(EVALUATIONS, Score)
@@ -119,36 +151,47 @@ class RunMirror:
     manifest (or, for one part of a split run, see ``part``).
 
     The driver's copy has its own run session (ragdive.store.session): the worker's manifests are not copied over
-    it. Their description (config, models, target...) is applied as any change of description is, their spend
-    (what the worker's run grew by since it was seeded with the driver's files) is added by the session's
-    recorder, the counts are recounted from the mirrored files, and `end` writes the final status once, as the
-    worker's run ended (or as the driver saw it cut off)."""
+    it. Their description (config, models, target...) is applied as any change of description is, the spend lines
+    the worker journaled are journaled here and added by the session's recorder (``SpendMirror``), the counts are
+    recounted from the mirrored files, and `end` writes the final status once, as the worker's run ended (or as
+    the driver saw it cut off)."""
 
     def __init__(
-        self, path: Path, *, store: RunStore | None = None, on_manifest: Callable[[dict[str, Any]], None] | None = None
+        self,
+        path: Path,
+        *,
+        store: RunStore | None = None,
+        on_manifest: Callable[[dict[str, Any]], None] | None = None,
+        spend: SpendMirror | None = None,
     ) -> None:
         self.path = path
         self._store: RunStore | None = store or (RunStore(path) if (path / MANIFEST).is_file() else None)
         self._on_manifest = on_manifest
-        self._seeded = self._store.read_manifest().totals.spend if self._store is not None else []
-        """The spend the worker's run was seeded with (the driver's manifest): not spent by this session."""
         self._session: RunSession | None = None
+        self._spend = spend
+        self._unjournaled: list[ModelSpend] = []
+        """Spend lines that came before the run's manifest (none expected: the worker makes its run first)."""
 
     @classmethod
-    def part(cls, store: RunStore, on_manifest: Callable[[dict[str, Any]], None]) -> RunMirror:
+    def part(cls, store: RunStore, spend: SpendMirror, on_manifest: Callable[[dict[str, Any]], None]) -> RunMirror:
         """A mirror of one part of a split run, appending through ``store`` (the run all parts share, so every
-        file has one appender); each worker manifest, which tells of that part only, goes to ``on_manifest``
-        instead of being applied (the driver's session of the whole run records it)."""
-        return cls(store.path, store=store, on_manifest=on_manifest)
+        file has one appender) and journaling spend through ``spend`` (one for all parts: the recorder of the
+        whole run adds it); each worker manifest, which tells of that part only, goes to ``on_manifest`` instead
+        of being applied (the driver's session of the whole run records it)."""
+        return cls(store.path, store=store, on_manifest=on_manifest, spend=spend)
 
     def apply(self, batch: RunBatch) -> None:
         if self._store is None:
             if batch.manifest is None:
                 if len(batch):
                     raise StoreError(f"{self.path}: records arrived before the run's manifest")
+                self._unjournaled += batch.spend
                 return
             self._store = RunStore._adopt(self.path, RunManifest.model_validate(batch.manifest))
         store = self._store
+        spent, self._unjournaled = [*self._unjournaled, *batch.spend], []
+        if spent:
+            self._spend_mirror().add(spent)
         for conversation in batch.conversations:
             store.append_conversation(conversation)
         for rejection in batch.rejections:
@@ -168,12 +211,21 @@ class RunMirror:
         changed = {k: v for k, v in described.items() if current.get(k) != v}
         if changed:
             store.update_manifest(**changed)
-        session.recorder.record(spend=spend_since(self._seeded, worker.totals.spend), limits=worker.totals.limits)
+        session.recorder.record(spend=self._spend_mirror().snapshot(), limits=worker.totals.limits)
+
+    def _spend_mirror(self) -> SpendMirror:
+        if self._spend is None:
+            self._started()
+        assert self._spend is not None
+        return self._spend
 
     def _started(self) -> tuple[RunStore, RunSession]:
         assert self._store is not None
         if self._session is None:
-            self._session = RunSession(self._store)
+            recorder = RunRecorder(self._store)
+            self._spend = self._spend or SpendMirror(recorder)
+            # the final write adds what was mirrored since the last manifest (the spend of a cut-off worker)
+            self._session = RunSession(self._store, recorder=recorder, spend=self._spend.snapshot)
             self._session.start()
         return self._store, self._session
 

@@ -158,13 +158,18 @@ class RunRecorder:
 
 
 def spend_since(before: Iterable[ModelSpend], now: Iterable[ModelSpend]) -> list[ModelSpend]:
-    """What was spent between two manifests' spend lines (per role and model): the session of a worker whose
-    manifest started as ``before`` (a part of a run split among workers; ragdive.executors.ray_shards)."""
+    """What was spent between two spend snapshots (per role and model): a ledger's snapshot taken before some
+    work, and one taken after it."""
     earlier = _merge(list(before))
     return [
         _minus(line, earlier.get(key, ModelSpend(role=line.role, model=line.model)))
         for key, line in _merge(list(now)).items()
     ]
+
+
+def merge_spend(lines: Iterable[ModelSpend]) -> dict[SpendKey, ModelSpend]:
+    """Spend lines summed per (role, model) (journal lines mirrored from a worker: store.mirror)."""
+    return _merge(list(lines))
 
 
 def _merge(snapshot: list[ModelSpend]) -> dict[SpendKey, ModelSpend]:
