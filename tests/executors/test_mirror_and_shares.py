@@ -23,9 +23,10 @@ from ragdive.executors.ray import _check_reachable, runs_at_once, worker_share
 from ragdive.executors.ray_shards import shard_config
 from ragdive.executors.ray_worker import SCRATCH_PREFIX, _remove_orphans
 from ragdive.pipeline.sweep_plan import plan_sweep
-from ragdive.records import Score, Totals
+from ragdive.records import ModelSpend, Score, Totals
 from ragdive.store import RunStore
 from ragdive.store.mirror import RunBatch, RunMirror, RunTail, run_files
+from ragdive.store.spend_journal import journal_for
 from tests.factories import make_conversation
 
 from ..pipeline.sweep_helpers import base_experiment, write_sweep
@@ -58,6 +59,28 @@ def test_tailed_batches_rebuild_the_run_on_the_driver_and_resume_sends_only_new_
     assert [(s.turn_index, s.value) for s in more.scores] == [(1, 0.0)]
     driver.apply(more)
     assert len(RunStore(driver.path).scores().records) == 3
+
+
+def test_a_worker_s_spend_lines_are_journaled_by_the_driver_and_are_its_manifest_spend(tmp_path: Path) -> None:
+    worker = RunStore.create(tmp_path / "worker", run_id="c00-r0", name="w")
+    tail, driver = RunTail(worker.path), RunMirror(tmp_path / "driver" / "c00-r0")
+    journal, _ = journal_for(worker.path)
+    for tokens in (10, 20):
+        journal.append(ModelSpend(role="judge", model="scripted/j", calls=1, prompt_tokens=tokens))
+    journal.append(ModelSpend(role="user", model="scripted/u", calls=1, prompt_tokens=5))
+    worker.append_conversation(make_conversation("a"))
+    batch = tail.read()
+    assert [line.prompt_tokens for line in batch.spend] == [10, 20, 5]
+    driver.apply(batch)
+    # on the driver's disk before anything else happens: the worker may never write them into a manifest
+    assert (driver.path / "spend.jsonl").read_bytes() == (worker.path / "spend.jsonl").read_bytes()
+    journal.append(ModelSpend(role="judge", model="scripted/j", calls=1, prompt_tokens=30))
+    driver.apply(tail.read())  # a spend line alone, no manifest: the worker was cut off before its next write
+    driver.end(raised=KeyboardInterrupt())
+    manifest = RunStore(driver.path).read_manifest()
+    spend = {(s.role, s.model): (s.calls, s.prompt_tokens, s.journal_lines) for s in manifest.totals.spend}
+    assert spend == {("judge", "scripted/j"): (3, 60, 3), ("user", "scripted/u"): (1, 5, 1)}
+    assert manifest.status == "interrupted" and manifest.totals.prompt_tokens == 65
 
 
 def test_records_without_a_manifest_are_refused(tmp_path: Path) -> None:
