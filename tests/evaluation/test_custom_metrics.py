@@ -154,6 +154,7 @@ def test_a_yaml_rubric_metric_is_in_the_run_compare_report_and_exports(
         runs.append(max((tmp_path / "runs").iterdir(), key=lambda p: p.stat().st_mtime))
     output = capsys.readouterr().out
     assert "cites_source" in output and "rambles" in output  # the run's own summary table
+    assert "lower is better: forgetfulness, rambles" in output  # the registry's, and the run's declared `lower`
     scores = [json.loads(line) for line in (runs[0] / "evaluations.jsonl").read_text().splitlines()]
     cites = [s for s in scores if s["metric"] == "cites_source"]
     rambles = [s for s in scores if s["metric"] == "rambles"]

@@ -321,6 +321,13 @@ def _print(table: Table, summaries: list[MetricSummary]) -> None:
         out.print(SMALL_N_NOTE, markup=False)
 
 
+def _lower_is_better(run: RunScores) -> frozenset[str]:
+    """The built-in metrics that improve downwards (the registry's) and the run's own declared so."""
+    from ..api.serving import lower_is_better
+
+    return lower_is_better() | run.lower_is_better
+
+
 def print_summary(run: RunScores, metrics: list[str] | None = None) -> None:
     """Per metric: mean of scored items with its n, clustered 95 % CI, scored and unscored counts, and a plain
     note when a mean rests on too few items to mean anything."""
@@ -329,6 +336,9 @@ def print_summary(run: RunScores, metrics: list[str] | None = None) -> None:
     for s in summaries:
         table.add_row(*_row(s.metric, s))
     _print(table, summaries)
+    downwards = [s.metric for s in summaries if s.metric in _lower_is_better(run)]
+    if downwards:  # said once under the table, so the rows stay as scripts read them
+        out.print(f"lower is better: {', '.join(downwards)}", markup=False)
     if run.left_out:
         out.print(
             f"{run.left_out} whole-conversation scores of conversations in error are not in the means "
