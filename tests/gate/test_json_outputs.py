@@ -1,4 +1,4 @@
-"""`--json` on run, evaluate, compare, runs list, runs show and gate: each document validates against the schema
+"""`--json` on run, evaluate, compare, runs list, runs show, gate and sweep: each document validates against the schema
 `ragdive config output-schema COMMAND` publishes, nothing else is on stdout, and its numbers are the terminal's."""
 
 from __future__ import annotations
@@ -75,3 +75,35 @@ def test_run_gate_without_a_configured_gate_is_a_user_error(tmp_path: Path, caps
 def test_output_schema_of_an_unknown_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["config", "output-schema", "demo"]) == 2
     assert "no --json output for 'demo'" in capsys.readouterr().err
+
+
+def test_sweep_json_validates_and_holds_the_printed_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.pipeline.sweep_helpers import write_sweep
+
+    path = write_sweep(tmp_path, repeats=2, axes={"target.history": ["full", "none"]})
+    out = tmp_path / "sweep"
+    data = document(["sweep", str(path), "-o", str(out), "--json"], "sweep", capsys)
+    assert data["schema_name"] == "ragdive.sweep" and data["status"] == "finished" and data["sweep_dir"] == str(out)
+    assert [c["axes"] for c in data["cells"]] == [{"target.history": "full"}, {"target.history": "none"}]
+    runs = [r for c in data["cells"] for r in c["runs"]]
+    assert len(runs) == 6 and {r["status"] for r in runs} == {"finished"}  # 2 cells x (2 repeats + static)
+    assert data["tables"] == json.loads((out / "tables.json").read_text())
+    # the terminal's tables, from the same sweep (resumed: nothing left to run), show the same figures
+    assert main(["sweep", str(path), "-o", str(out), "--resume"]) == 0
+    printed = capsys.readouterr().out
+    assert data["tables"] and all(f"{v:.3f}"[1:] in printed or f"{v:.3f}" in printed for v in _numbers(data["tables"]))
+
+
+def _numbers(tables: Any) -> list[float]:
+    """The means of the tables' cells (floats in [0, 1] under a "mean" key)."""
+    found: list[float] = []
+    if isinstance(tables, dict):
+        for key, value in tables.items():
+            if key == "mean" and isinstance(value, float):
+                found.append(value)
+            else:
+                found += _numbers(value)
+    elif isinstance(tables, list):
+        for item in tables:
+            found += _numbers(item)
+    return found

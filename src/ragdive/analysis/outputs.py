@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from ..records.manifest import RunManifest
-from ..records.outputs import Interval, MetricJson, RunEntryJson, RunJson
+from ..records.outputs import Interval, MetricJson, RunEntryJson, RunJson, SweepCellJson, SweepJson
 from ..store import RunStore
+from ..store.sweep_index import SweepStore
 from .summary import RunScores, summarize_run
 
 
@@ -52,4 +56,25 @@ def run_entry(store: RunStore, manifest: RunManifest, status: str) -> RunEntryJs
         scores=t.scores,
         unscored=t.unscored,
         cost_usd=t.cost_usd,
+    )
+
+
+def sweep_document(sweep_dir: Path, tables: dict[str, Any]) -> SweepJson:
+    """`sweep --json`: the sweep index as it stands (each cell's axes and runs with their status) and the tables
+    the terminal prints (as tables.json holds them)."""
+    index = SweepStore.open(sweep_dir).read()
+    return SweepJson(
+        sweep_dir=str(sweep_dir),
+        name=index.name,
+        status=index.status,
+        baseline=index.baseline,
+        cells=[
+            SweepCellJson(
+                cell=cell.cell,
+                axes=cell.axes,
+                runs=[{"run_id": r.run_id, "repeat": r.repeat, "status": r.status} for r in cell.runs],
+            )
+            for cell in index.cells
+        ],
+        tables=tables,
     )

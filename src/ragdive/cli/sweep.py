@@ -73,6 +73,9 @@ def sweep_cmd(
     cache_dir: Path | None = CACHE_DIR,
     executor: str = EXECUTOR,
     address: str | None = ADDRESS,
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the sweep (cells, runs, tables) as JSON on stdout (schema ragdive.sweep)."
+    ),
 ) -> None:
     """Run every cell × repeat (finished runs are skipped on --resume, interrupted ones continued), then print
     Table 2 (baseline repeats), Table 4 (cells vs the baseline band, `*` outside) and, with a static arm,
@@ -106,10 +109,17 @@ def sweep_cmd(
             )
             print(lines.sweep_dir)
         raise
-    print_tables(result.tables)
+    if not as_json:
+        print_tables(result.tables)
     console.print("tables: " + ", ".join(str(p) for p in result.table_files), markup=False, soft_wrap=True)
     _write_reports(result.sweep_dir, list(result.runs))
-    print(result.sweep_dir)
+    if as_json:  # stdout holds the one document; the lines above went to stderr
+        from ..analysis.outputs import sweep_document
+        from ..records.outputs import dump
+
+        print(dump(sweep_document(result.sweep_dir, result.tables)))
+    else:
+        print(result.sweep_dir)
     sys.stdout.flush()
     if result.status == "budget_exceeded":
         console.print(f"a run's budget is spent; raise it and continue with --resume -o {result.sweep_dir}")
