@@ -107,3 +107,28 @@ def _numbers(tables: Any) -> list[float]:
         for item in tables:
             found += _numbers(item)
     return found
+
+
+def test_compare_computes_each_comparison_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table, the JSON and --fail-on-regression read one computation (its permutation tests cost time)."""
+    import ragdive.cli.compare as compare_module
+
+    config = write_experiment(tmp_path)
+    assert main(["run", str(config)]) == 0 and main(["run", str(config), "--no-cache"]) == 0
+    capsys.readouterr()
+    first, second = sorted(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    calls: list[int] = []
+    real = compare_module.compare_configurations
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compare_module, "compare_configurations", counted)
+    for extra in (["--fail-on-regression"], ["--json", "--fail-on-regression"]):
+        calls.clear()
+        assert main(["compare", str(first), str(second), *extra]) == 0
+        assert len(calls) == 1, extra
+    assert "no regression" in capsys.readouterr().out

@@ -124,8 +124,13 @@ def compare_cmd(
     wanted = [m.strip() for m in metrics.split(",")] if metrics else None
     if (as_json or fail_on_regression) and len(groups) < 2:
         raise ConfigError("--json and --fail-on-regression compare configurations: name a baseline and another")
+    # each candidate against the baseline once (permutation tests): the table, the JSON and the verdict read it
+    compared = [
+        (cand, compare_configurations(groups[0], cand, wanted, lower_is_better=lower_is_better()))
+        for cand in groups[1:]
+    ]
     if as_json:  # the JSON document alone on stdout
-        _verdicts(groups, wanted, as_json=True, fail_on_regression=fail_on_regression)
+        _verdicts(groups[0], compared, as_json=True, fail_on_regression=fail_on_regression)
         return
     for g in groups:
         if len(g) > 1:
@@ -134,12 +139,8 @@ def compare_cmd(
     base = groups[0]
     if len(base) < 2 and len(groups) > 1:
         out.print("note: the baseline has one run, so there is no min–max band (no `*` markers)", markup=False)
-    for cand in groups[1:]:
-        print_comparison(
-            group_name(base),
-            group_name(cand),
-            compare_configurations(base, cand, wanted, lower_is_better=lower_is_better()),
-        )
+    for cand, rows in compared:
+        print_comparison(group_name(base), group_name(cand), rows)
     if len(groups) > 1:
         out.print(
             "paired Δ: mean over the pairs of (value − baseline); p: two-sided sign-flip permutation "
@@ -147,20 +148,22 @@ def compare_cmd(
             markup=False,
         )
     if fail_on_regression:
-        _verdicts(groups, wanted, as_json=False, fail_on_regression=True)
+        _verdicts(base, compared, as_json=False, fail_on_regression=True)
 
 
 def _verdicts(
-    groups: list[list[RunScores]], wanted: list[str] | None, *, as_json: bool, fail_on_regression: bool
+    base: list[RunScores],
+    compared: list[tuple[list[RunScores], list[MetricComparison]]],
+    *,
+    as_json: bool,
+    fail_on_regression: bool,
 ) -> None:
     """The comparisons as JSON and/or the regression verdict (the numbers of the tables above)."""
     from ..gate import EXIT_GATE_FAILED, drop_verdict
     from ..records.outputs import CompareJson, ComparisonJson, Interval, MetricComparisonJson, PairedJson, dump
 
-    base = groups[0]
     comparisons, regressions, lines = [], [], []
-    for cand in groups[1:]:
-        rows = compare_configurations(base, cand, wanted, lower_is_better=lower_is_better())
+    for cand, rows in compared:
         for c in rows:
             check = drop_verdict(
                 group_name(cand), c, cand, 0.0, baseline_name=group_name(base), lower_is_better=lower_is_better()
