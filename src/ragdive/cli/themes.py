@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 from rich import box
 from rich.table import Table
 
-from ..analysis.themes import Embedder, Labeller, Theme, failed_items, find_themes
+from ..analysis.themes import Theme
 from ..errors import ConfigError
-from ..evaluation import LOWER_IS_BETTER
 from .display import out
 
 
@@ -26,29 +22,6 @@ def parse_below(items: list[str]) -> dict[str, float]:
         if not sep or not metric.strip():
             raise ConfigError(f"--below {item!r}: write METRIC=VALUE, e.g. --below correctness=0.5")
     return out_
-
-
-def judge_labeller(model: str, build_judge: Any) -> Labeller:
-    from ..evaluation.theme_labels import label_theme
-
-    def label(texts: list[str]) -> str | None:
-        async def ask() -> str | None:
-            judge = build_judge(model)  # one per event loop: a model's HTTP client belongs to its loop
-            try:
-                return await label_theme(judge, texts)
-            finally:
-                await judge.aclose()
-
-        return asyncio.run(ask())
-
-    return label
-
-
-def run_themes(records: list[Any], embed: Embedder, below: dict[str, float], label: Labeller | None) -> list[Theme]:
-    conversations = [c for r in records for c in r.conversations]
-    scores = [s for r in records for s in r.scores]
-    items = failed_items(conversations, scores, lower_is_better=set(LOWER_IS_BETTER), below=below)
-    return find_themes(items, embed, label=label)
 
 
 def print_themes(themes: list[Theme]) -> None:
