@@ -67,8 +67,8 @@ def test_a_sweep_without_tables_or_with_bad_ones_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     sweep = write_sweep_dir(tmp_path)
-    assert main(["report", str(sweep), "--judge", "scripted/j"]) == 2
-    assert "--model judge=... and --themes are for a run's report" in capsys.readouterr().err  # --judge: its old spelling
+    assert main(["report", str(sweep), "--judge", "scripted/j"]) == 2  # --judge: its old spelling
+    assert "--model judge=... and --themes are for a run's report" in capsys.readouterr().err
     tables = json.loads((sweep / "tables.json").read_text(encoding="utf-8"))
 
     del tables["table4"]
