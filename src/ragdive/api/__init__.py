@@ -2,9 +2,9 @@
 
 One typed function per use case, each as a coroutine (``a...``) and a sync form: `run`, `simulate`, `evaluate`,
 `static`, `replay`, `sweep`, `analyze` and `report` (which may ask a judge); and `compare`, `load_run`, `list_runs`,
-`import_run`, `gate`, `assert_gate`, which read runs. Every use case that works takes one ``observer`` (an
-`Observer`) for its progress; configs take one override form, dotted config paths as a sweep's axes:
-``run("exp.yaml", {"simulation.concurrency": 2})``.
+`import_run`, `export`, `gate`, `assert_gate`, which read runs or send them on. Every use case that works takes one
+``observer`` (an `Observer`) for its progress; configs take one override form, dotted config paths as a sweep's
+axes: ``run("exp.yaml", {"simulation.concurrency": 2})``.
 
 The sync forms are this API's edge, as one ``asyncio.run`` per command is the command line's: outside an event
 loop they run one; inside a running one (a Jupyter notebook) they run the coroutine in a fresh thread with its own
@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..sync_edge import sync_of
 from .analyses import AnalysisResult, ReportResult, aanalyze, areport
 from .configs import ConfigLike, Overrides, load_experiment
+from .exports import ExportResult, export
 from .observer import Observer
 from .reading import assert_gate, compare, gate, import_run, list_runs, load_run
 from .results import Comparison, MetricResult, RunResult, ScoringResult, SweepResult
@@ -26,6 +27,7 @@ __all__ = [
     "AnalysisResult",
     "Comparison",
     "ConfigLike",
+    "ExportResult",
     "MetricResult",
     "Observer",
     "Overrides",
@@ -46,6 +48,7 @@ __all__ = [
     "asweep",
     "compare",
     "evaluate",
+    "export",
     "gate",
     "import_run",
     "list_runs",

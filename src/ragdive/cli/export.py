@@ -3,19 +3,13 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 
-from ..errors import ConfigError
-from ..interop import FORMATS, export_run
-from ..store import RunStore, SweepStore
+from .. import api
+from ..interop import FORMATS
 from .display import out
-
-SENT = ("otlp", "mlflow")  # formats that send to a service instead of writing files
 
 
 def export_cmd(
@@ -40,50 +34,19 @@ def export_cmd(
     in their own columns, human ratings in an annotations column), Ragas single- and multi-turn samples as JSONL,
     or DeepEval LLMTestCase / ConversationalTestCase JSON. otlp: one OpenTelemetry trace per conversation (GenAI
     conventions, scores as gen_ai.evaluation.result events); mlflow: params, metrics, tables, report."""
-    wanted = [f.strip() for f in formats.split(",") if f.strip()]
-    # the libraries' own settings: what the flags say wins over the environment, for this command only
-    settings: dict[str, str | None] = {}
-    if endpoint:  # a traces-only endpoint in the environment would win over it: unset for this command
-        settings.update(OTEL_EXPORTER_OTLP_ENDPOINT=endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=None)
-    if tracking_uri:
-        settings["MLFLOW_TRACKING_URI"] = tracking_uri
-    if experiment:
-        settings["MLFLOW_EXPERIMENT_NAME"] = experiment
-    with _environment(settings):
-        _export(run, output, wanted, csv_formulas_as_text=not raw_csv)
-
-
-@contextmanager
-def _environment(values: dict[str, str | None]) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in values}
-    try:
-        for key, value in values.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
-def _export(run: Path, output: Path | None, wanted: list[str], *, csv_formulas_as_text: bool = True) -> None:
-    if SweepStore.exists(run):
-        if wanted != ["mlflow"]:
-            raise ConfigError(f"{run} is a sweep: export a sweep with --format mlflow, or export one of its runs")
-        from ..interop.mlflow_export import log_sweep
-
-        out.print(f"mlflow: sweep logged as run {log_sweep(SweepStore.open(run))}", markup=False)
+    result = api.export(
+        run,
+        output,
+        formats.split(","),
+        endpoint=endpoint,
+        tracking_uri=tracking_uri,
+        experiment=experiment,
+        raw_csv=raw_csv,
+    )
+    if result.sweep_run_id is not None:
+        out.print(f"mlflow: sweep logged as run {result.sweep_run_id}", markup=False)
         return
-    store = RunStore.open(run)  # a missing or foreign directory: one line, exit 2
-    files = [f for f in wanted if f not in SENT]
-    if files and output is None:
-        raise ConfigError(f"--format {','.join(files)} writes files: name the folder with -o/--output")
-    for path in export_run(store, output or Path("."), wanted, csv_formulas_as_text=csv_formulas_as_text):
+    for path in result.files:
         out.print(str(path), markup=False, soft_wrap=True)
-    for name in (f for f in wanted if f in SENT):
-        out.print(f"{name}: sent {store.path.name}", markup=False)
+    for name in result.sent:
+        out.print(f"{name}: sent {run.name}", markup=False)
