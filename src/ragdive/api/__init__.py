@@ -2,9 +2,9 @@
 
 One typed function per use case, each as a coroutine (``a...``) and a sync form: `run`, `simulate`, `evaluate`,
 `static`, `replay`, `sweep`, `analyze` and `report` (which may ask a judge); and `compare`, `load_run`, `list_runs`,
-`import_run`, `export`, `gate`, `assert_gate`, which read runs or send them on. Every use case that works takes one
-``observer`` (an `Observer`) for its progress; configs take one override form, dotted config paths as a sweep's
-axes: ``run("exp.yaml", {"simulation.concurrency": 2})``.
+`import_run`, `export`, `annotate_export`, `annotate_import`, `annotate_summary`, `gate`, `assert_gate`, which read
+runs or send them on. Every use case that works takes one ``observer`` (an `Observer`) for its progress; configs
+take one override form, dotted config paths as a sweep's axes: ``run("exp.yaml", {"simulation.concurrency": 2})``.
 
 The sync forms are this API's edge, as one ``asyncio.run`` per command is the command line's: outside an event
 loop they run one; inside a running one (a Jupyter notebook) they run the coroutine in a fresh thread with its own
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..sync_edge import sync_of
 from .analyses import AnalysisResult, ReportResult, aanalyze, areport
+from .annotations import ImportedRatings, RatingSheets, annotate_export, annotate_import, annotate_summary
 from .configs import ConfigLike, Overrides, load_experiment
 from .exports import ExportResult, export
 from .observer import Observer
@@ -28,10 +29,12 @@ __all__ = [
     "Comparison",
     "ConfigLike",
     "ExportResult",
+    "ImportedRatings",
     "MetricResult",
     "Observer",
     "Overrides",
     "PlannedSweep",
+    "RatingSheets",
     "ReportResult",
     "RunResult",
     "ScoringResult",
@@ -39,6 +42,9 @@ __all__ = [
     "aanalyze",
     "aevaluate",
     "analyze",
+    "annotate_export",
+    "annotate_import",
+    "annotate_summary",
     "areplay",
     "areport",
     "arun",

@@ -6,44 +6,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import cast, get_args
 
 import typer
 from rich import box
 from rich.table import Table
 
-from ..analysis import Estimate, summarize_annotations
-from ..errors import ConfigError
-from ..interop import annotation_items, rater_names, read_annotations, sheet_paths, write_sheets
-from ..interop.annotation_rows import SampleBy
-from ..store import RunStore
+from .. import api
+from ..analysis import Estimate
 from .display import console, out
 
 app = typer.Typer(
     help="Human validation: rating sheets out, ratings in, agreement and calibration.", no_args_is_help=True
 )
-
-
-def _documents(store: RunStore, corpus: Path | None) -> dict[str, str]:
-    """The seed documents' text, for the excerpts: ``--corpus``, else the corpus the run's config names. Without
-    it the sheet shows the evidence quotes alone (and says so in each cell)."""
-    from ..corpus import load_documents
-
-    config = store.read_manifest().config
-    named = (config.get("corpus") or {}).get("path") if isinstance(config.get("corpus"), dict) else None
-    path = corpus or (Path(named) if named else None)
-    if path is None:
-        console.print("note: no corpus known (give --corpus): excerpts show the evidence quotes only", markup=False)
-        return {}
-    if not path.exists():
-        if corpus is not None:
-            raise ConfigError(f"annotate export: corpus {corpus} does not exist")
-        console.print(
-            f"note: the run's corpus {path} is not here (give --corpus): excerpts show the evidence only", markup=False
-        )
-        return {}
-    fmt = (config.get("corpus") or {}).get("format", "auto") if corpus is None else "auto"
-    return {d.id: d.text for d in load_documents(path, format=fmt)}
 
 
 @app.command("export")
@@ -60,26 +34,14 @@ def export_cmd(
 ) -> None:
     """Write rating sheets: sampled turns with their document excerpt and the conversation so far, the
     dialogues they come from, yes/no cells per criterion, the criteria's definitions."""
-    store = RunStore.open(run)
-    run_id = store.read_manifest().run_id
-    names = rater_names(raters)
-    if by not in get_args(SampleBy):
-        raise ConfigError(f"annotate export: --by must be turn or conversation, got {by!r}")
-    sheet_paths(output, names)  # a wrong suffix is an error before any work
-    documents = _documents(store, corpus)
-    conversations = store.current_conversations()
-    missing = {d for c in conversations for d in c.document_ids} - documents.keys()
-    if documents and missing:  # the wrong corpus, or an edited one: say so rather than leave excerpts bare
-        console.print(
-            f"note: {len(missing)} of the run's seed documents are not in the corpus (e.g. {sorted(missing)[0]}): "
-            "their excerpts show the evidence only",
-            markup=False,
-        )
-    turns, dialogues = annotation_items(run_id, conversations, documents, size=sample, by=cast(SampleBy, by), seed=seed)
-    about = {"run": run_id, "sample": len(turns), "by": by, "seed": seed}
-    for path in write_sheets(output, names, turns, dialogues, about):
+    sheets = api.annotate_export(run, output, sample=sample, by=by, seed=seed, raters=raters, corpus=corpus)
+    for note in sheets.notes:
+        console.print(f"note: {note}", markup=False)
+    for path in sheets.files:
         out.print(str(path), markup=False, soft_wrap=True)
-    console.print(f"{len(turns)} turns and {len(dialogues)} dialogues for {len(names)} rater(s)", markup=False)
+    console.print(
+        f"{sheets.turns} turns and {sheets.dialogues} dialogues for {len(sheets.raters)} rater(s)", markup=False
+    )
 
 
 @app.command("import")
@@ -89,17 +51,13 @@ def import_cmd(
 ) -> None:
     """Store the ratings in the run's annotations.jsonl. Every bad cell is reported and then nothing is stored;
     importing a sheet again replaces its earlier ratings."""
-    store = RunStore.open(run)
-    run_id = store.read_manifest().run_id
-    annotations = read_annotations(sheets, run_id, store.current_conversations())
-    if not annotations:
+    imported = api.annotate_import(run, sheets)
+    if not imported.ratings:
         console.print("note: no ratings in these sheets (every rating cell is blank): nothing to import", markup=False)
         return
-    store.append_annotations(annotations)
-    raters = sorted({a.rater for a in annotations})
-    items = len({(a.conversation_id, a.turn_index) for a in annotations})
     out.print(
-        f"imported {len(annotations)} ratings of {items} items by {len(raters)} rater(s): {', '.join(raters) or '-'}",
+        f"imported {imported.ratings} ratings of {imported.items} items by {len(imported.raters)} rater(s): "
+        f"{', '.join(imported.raters) or '-'}",
         markup=False,
     )
 
@@ -124,11 +82,7 @@ def summary_cmd(
 ) -> None:
     """Table 1 (share of yes per criterion, per rater and averaged), agreement between raters, where the humans
     and the validator disagree, and the judge's calibration against the humans' labels."""
-    store = RunStore.open(run)
-    annotations = store.current_annotations()
-    if not annotations:
-        raise ConfigError(f"annotate summary: {run} has no ratings yet (ragdive annotate import RUN SHEET...)")
-    s = summarize_annotations(annotations, store.current_conversations(), store.current_scores())
+    s = api.annotate_summary(run)
     if as_json:
         sys.stdout.write(json.dumps(s.to_json(), ensure_ascii=False, indent=2) + "\n")
         return
