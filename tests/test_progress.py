@@ -1,4 +1,5 @@
-"""The live progress lines fit an 80-column terminal: bar and counts first, the rejections by category only where
+"""The live progress lines fit an 80-column terminal: bar and counts first, every figure of the simulation
+(conversations, turns, rejections, tokens, cost) abbreviated rather than cut, the rejections by category only where
 there is room, and done/total while scoring."""
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def test_at_80_columns_every_line_fits_with_bar_and_counts_first() -> None:
     assert all(len(line) <= 80 for line in lines), lines
     simulating, scoring, asking = lines
     assert "simulating" in simulating and "123/400" in simulating and "━" in simulating
-    assert "turns 600 | rejections 43" in simulating
+    # every figure, abbreviated: conversations done/planned, turns, rejections, tokens, cost
+    assert simulating.endswith("600 turns, 43 rej, 1.23M tok, $12.5000"), simulating
     assert "not_standalone" not in simulating  # no room for the breakdown
     assert "scoring" in scoring and "  42/2400" in scoring and "unscored 1" in scoring  # done/total
     assert "1/500" in asking and "target errors 0" in asking
@@ -53,16 +55,38 @@ def test_a_wide_terminal_shows_the_rejections_by_category() -> None:
     assert len(simulating) <= 200
 
 
-@pytest.mark.parametrize("width", [40, 60, 100, 120])
-def test_no_line_is_wider_than_the_terminal(width: int) -> None:
-    assert all(len(line) <= width for line in render(width))
+@pytest.mark.parametrize("width", [40, 60, 80, 100, 120, 200])
+def test_no_line_is_wider_than_the_terminal_and_no_figure_is_cut(width: int) -> None:
+    lines = render(width)
+    assert all(len(line) <= width for line in lines)
+    stats = lines[0].split("0:00:00", 1)[1].strip()  # what the simulation line says after its fixed columns
+    words = {w.strip(",|()") for w in stats.split()}
+    # whatever fits is whole: each figure with its unit, never a number or a word cut short
+    assert words <= {
+        "turns",
+        "600",
+        "43",
+        "rej",
+        "1.23M",
+        "tok",
+        "$12.5000",
+        "rejections",
+        "tokens",
+        "1234567",
+        "cost",
+        "not_standalone",
+        "2",
+        "wrong_type",
+        "1",
+        "",
+    }, stats
 
 
 def test_fit_takes_the_richest_choice_that_fits() -> None:
     choices = ["a much longer one", "shorter", "s"]
     assert fit(choices, 80) == "a much longer one"
     assert fit(choices, 7) == "shorter"
-    assert fit(choices, 0) == ""
+    assert fit(choices, 0) == "" and fit(choices, 0) == fit(["600 turns"], 3) == ""  # never a figure cut short
     assert fit([], 10) == ""
 
 

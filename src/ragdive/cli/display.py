@@ -65,17 +65,25 @@ def print_alarms(alarms: list[Alarm], on: Console) -> None:
 
 LABEL_WIDTH = 10  # the longest stage name, "simulating"
 BAR_WIDTH = 20
+NARROW_BAR_WIDTH = 6  # below WIDE columns: the figures need the room more than the bar
+WIDE = 120
 COUNTS_WIDTH = 9  # "1234/5000"; wider counts take their room from the stats
 ELAPSED_WIDTH = 8  # "10:00:00"
-FIXED_WIDTH = 1 + LABEL_WIDTH + BAR_WIDTH + COUNTS_WIDTH + ELAPSED_WIDTH + 5  # and one space between columns
+
+
+def bar_width(console: Console) -> int:
+    return BAR_WIDTH if console.width >= WIDE else NARROW_BAR_WIDTH
+
+
+def fixed_width(console: Console) -> int:
+    """The cells the columns before the stats take (and one space between columns)."""
+    return 1 + LABEL_WIDTH + bar_width(console) + COUNTS_WIDTH + ELAPSED_WIDTH + 5
 
 
 def fit(choices: Sequence[str], room: int) -> str:
-    """The first of ``choices`` (richest first) that fits in ``room`` cells; the last one cut short otherwise."""
-    for text in choices:
-        if len(text) <= room:
-            return text
-    return choices[-1][: max(room, 0)] if choices else ""
+    """The first of ``choices`` (richest first) that fits in ``room`` cells; nothing when none does (a figure cut
+    short would show a wrong number)."""
+    return next((text for text in choices if len(text) <= room), "")
 
 
 def _counts_width(task: Task) -> int:
@@ -93,7 +101,7 @@ class StatsColumn(ProgressColumn):
         self.console = console
 
     def render(self, task: Task) -> Text:
-        room = self.console.width - FIXED_WIDTH - max(0, _counts_width(task) - COUNTS_WIDTH)
+        room = self.console.width - fixed_width(self.console) - max(0, _counts_width(task) - COUNTS_WIDTH)
         return Text(fit(task.fields.get("stats") or (), room), no_wrap=True)
 
 
@@ -152,7 +160,7 @@ def progress_display(target: Console | None = None) -> Progress:
     return kind(
         SpinnerColumn(table_column=Column(width=1, no_wrap=True)),
         TextColumn("[bold]{task.description}", table_column=Column(width=LABEL_WIDTH, no_wrap=True)),
-        BarColumn(bar_width=BAR_WIDTH, table_column=Column(width=BAR_WIDTH, no_wrap=True)),
+        BarColumn(bar_width=bar_width(target), table_column=Column(width=bar_width(target), no_wrap=True)),
         MofNCompleteColumn(table_column=Column(min_width=COUNTS_WIDTH, no_wrap=True)),
         TimeElapsedColumn(table_column=Column(min_width=ELAPSED_WIDTH, no_wrap=True)),
         StatsColumn(target),
@@ -168,16 +176,34 @@ def token_total(totals: Totals) -> str:
     return str(totals.prompt_tokens + totals.completion_tokens)
 
 
+def short_count(n: int) -> str:
+    """12, 20.1k, 1.23M: a count in at most 5 cells."""
+    if n < 10_000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k" if n < 100_000 else f"{n // 1000}k"
+    return f"{n / 1_000_000:.3g}M"
+
+
 def simulation_stats(turns: int, rejections: int, categories: Counter[str], totals: Totals) -> list[str]:
-    """Richest first: everything with the rejections by category; then without them; then fewer parts."""
+    """Richest first: everything with the rejections by category; then without them; then every figure
+    abbreviated (an 80-column terminal); then fewer parts. Never a figure cut in the middle."""
     cost = "unknown" if totals.cost_usd is None else f"${totals.cost_usd:.4f}"
+    tokens = token_total(totals)
     parts = [
         f"turns {turns}",
         f"rejections {rejections}",
-        f"tokens {token_total(totals)}",
+        f"tokens {tokens}",
         f"cost {cost}",
     ]
-    choices = [" | ".join(parts[:n]) for n in range(len(parts), 0, -1)]
+    short = [
+        f"{turns} turns",
+        f"{rejections} rej",
+        f"{short_count(int(tokens)) if tokens.isdigit() else '?'} tok",
+        cost if totals.cost_usd is not None else "$?",
+    ]
+    choices = [" | ".join(parts), ", ".join(short)]
+    choices += [", ".join(short[:n]) for n in range(len(short) - 1, 0, -1)]
     if categories:
         by_category = ", ".join(f"{name} {n}" for name, n in categories.most_common())
         choices.insert(0, " | ".join([parts[0], f"{parts[1]} ({by_category})", *parts[2:]]))
