@@ -48,10 +48,17 @@ async def arun(
         config, overrides, models=models, conversations=conversations, max_turns=max_turns, repeat=repeat
     )
     observer = observer or Observer()
+    live = None
+    if experiment.observability.otlp_endpoint:
+        from .live_traces import LiveTraces
+
+        observer = live = LiveTraces(observer, experiment.observability.otlp_endpoint)
     options = RunOptions(
         output=_path(output), resume=_path(resume), no_cache=no_cache, cache_dir=cache_dir, observer=observer
     )
     async with AsyncExitStack() as resources:
+        if live is not None:  # closed last: every span of the run sent (or the collector named) when arun returns
+            resources.callback(live.close)
         resources.callback(chosen.close)
         line = chosen.start()  # before the run exists: a missing extra or a wrong address leaves no run behind
         if line:

@@ -32,6 +32,9 @@ def run_cmd(
     summary_md: Path | None = typer.Option(None, "--summary-md", help="With --gate: write a Markdown summary."),
     as_json: bool = typer.Option(False, "--json", help="Print the run and its metrics as JSON (schema ragdive.run)."),
     strict: bool = typer.Option(False, "--strict", help="Exit 5 when any validity alarm fires."),
+    otel: str | None = typer.Option(
+        None, "--otel", help="Send traces live to this OTLP/HTTP collector (observability.otlp_endpoint; extra otel)."
+    ),
 ) -> None:
     """Simulate conversations with the target, then score them with the judge: one run directory holds both.
     Prints the per-metric summary and the run directory. With --executor ray the conversations are split into
@@ -55,4 +58,5 @@ def run_cmd(
         address=address,
         shards=shards,
         strict=strict,
+        overrides={"observability.otlp_endpoint": otel} if otel else None,
     )

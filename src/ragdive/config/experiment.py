@@ -6,6 +6,7 @@ from ._base import Section
 from .corpus import CorpusConfig
 from .evaluation import EvaluationConfig
 from .models import BudgetConfig, CacheConfig, ModelsConfig
+from .observability import ObservabilityConfig
 from .simulation import SimulationConfig
 from .store import StoreConfig
 from .target_types import TargetConfig
@@ -40,3 +41,5 @@ class ExperimentConfig(Section):
     """Model-call cache."""
     store: StoreConfig = Field(default_factory=StoreConfig)
     """What the run directory keeps (the cap on stored text)."""
+    observability: ObservabilityConfig = Field(default_factory=ObservabilityConfig)
+    """Where the run is sent live (an OTLP collector)."""

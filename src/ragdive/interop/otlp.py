@@ -173,6 +173,7 @@ class RunTracer:
         self.tracer = self.provider.get_tracer("ragdive", __version__)
         self.run_id = run_id
         self.models = models
+        self.parents: dict[tuple[str, int | None], Any] = {}  # (conversation, turn or None): its span's context
 
     def conversation(self, conversation: Conversation, scores: Sequence[Score] = ()) -> None:
         """One trace: the conversation, its turns and what happened in each, and the scores given to them."""
@@ -202,6 +203,7 @@ class RunTracer:
                 "ragdive.timing": "reconstructed",
             },
         )
+        self.parents[(conversation.id, None)] = root.get_span_context()
         if conversation.status == "error":
             root.set_status(trace.Status(trace.StatusCode.ERROR, conversation.error or "error"))
         context = trace.set_span_in_context(root)
@@ -229,6 +231,7 @@ class RunTracer:
                 "ragdive.validator_overruled": turn.validator_overruled,
             },
         )
+        self.parents[(conversation.id, turn.index)] = span.get_span_context()
         inner = trace.set_span_in_context(span)
         latency = None if turn.latency_s is None else _latency_ns(turn)
         steps = 2 * len(turn.attempts) + len(scores) + (1 if latency is None else 0)
@@ -289,6 +292,21 @@ class RunTracer:
             a, b = clock.take()
             self._judge(score, inner, a, b)
         span.end(end_time=max(end, clock.now))
+
+    def score(self, score: Score) -> None:
+        """Live (`run --otel`): a score given after its conversation's trace was sent, as the same ``evaluate``
+        span under its turn (or conversation) span, at the time it arrives. A conversation finished in an earlier
+        session of a resumed run has no span here: its score is the root of a span in the conversation's trace."""
+        import time
+
+        from opentelemetry import trace
+
+        self.ids.trace_id = _id(self.run_id, score.conversation_id, bits=128)
+        self.ids.span_key = [score.conversation_id, score.metric, str(score.turn_index)]
+        known = self.parents.get((score.conversation_id, score.turn_index))
+        parent = trace.set_span_in_context(trace.NonRecordingSpan(known)) if known is not None else None
+        now = time.time_ns()
+        self._judge(score, parent, now, now)
 
     def _judge(self, score: Score, parent: Any, begin: int, end: int) -> None:
         span = self._span(
