@@ -318,13 +318,28 @@ SMALL_N_NOTE = (
 )
 
 
+KINDS_COLUMN_WIDTH = 120
+"""Below this many columns the unscored kinds leave the table for lines under it: a narrow column would fold the
+kind codes mid-word."""
+
+
+def _kinds_in_table() -> bool:
+    return out.width >= KINDS_COLUMN_WIDTH
+
+
 def _summary_table(title: str, first: str) -> Table:
     table = Table(title=title, box=box.SIMPLE, pad_edge=False, title_justify="left")
     for name, justify in ((first, "left"), ("mean", "right"), ("95% CI", "right"), ("scored", "right")):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     table.add_column("unscored", justify="right", no_wrap=True)
-    table.add_column("unscored by kind", overflow="fold")
+    if _kinds_in_table():
+        table.add_column("unscored by kind")  # wrapped between kinds (", "), never inside one
     return table
+
+
+def _kinds(s: MetricSummary) -> str:
+    # every kind with its count (a handful of stable codes), never the free text cut to fit
+    return ", ".join(f"{kind} {n}" for kind, n in s.unscored_reasons.most_common())
 
 
 def too_small(s: MetricSummary) -> bool:
@@ -335,14 +350,17 @@ def _row(label: str, s: MetricSummary) -> list[str]:
     """The mean carries its n beside it; a mean over too few items is starred (see SMALL_N)."""
     mark = " *" if too_small(s) else ""
     ci = f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]{mark}" if s.ci else "-"
-    # every kind with its count (a handful of stable codes), never the free text cut to fit
-    reason = ", ".join(f"{kind} {n}" for kind, n in s.unscored_reasons.most_common())
     mean = f"{s.mean:.3f} (n={s.n_scored}){mark}" if s.mean is not None else "- (n=0)"
-    return [label, mean, ci, str(s.n_scored), str(s.n_unscored), reason]
+    row = [label, mean, ci, str(s.n_scored), str(s.n_unscored)]
+    return [*row, _kinds(s)] if _kinds_in_table() else row
 
 
-def _print(table: Table, summaries: list[MetricSummary]) -> None:
+def _print(table: Table, summaries: list[MetricSummary], labels: list[str] | None = None) -> None:
     out.print(table)
+    if not _kinds_in_table():  # the kinds under the table, one line per row that has any
+        for label, s in zip(labels or [s.metric for s in summaries], summaries, strict=True):
+            if s.unscored_reasons:
+                out.print(f"unscored {label}: {_kinds(s)}", markup=False)
     if any(too_small(s) for s in summaries):
         out.print(SMALL_N_NOTE, markup=False)
 
@@ -378,4 +396,4 @@ def print_grouped(run: RunScores, by: str, metrics: list[str] | None = None) -> 
         table = _summary_table(f"{metric} by {by.replace('_', ' ')}", by)
         for group, s in groups.items():
             table.add_row(*_row(group, s))
-        _print(table, list(groups.values()))
+        _print(table, list(groups.values()), list(groups))
