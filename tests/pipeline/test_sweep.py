@@ -372,3 +372,16 @@ def test_a_static_arm_per_document_asks_about_the_cells_seed_documents(
     asked = sorted(c.document_ids[0] for c in static_run.conversations().records)
     seeds = sorted(d.id for d in seed_documents(ExperimentConfig.model_validate(sweep["base"])))
     assert asked == seeds and len(seeds) == 2  # 2 conversations, 1 question about each seed document
+
+
+def test_a_sweep_says_where_it_stands_after_each_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, out = write_sweep(tmp_path, repeats=1, axes={"target.history": ["full", "none"]}), tmp_path / "out"
+    assert main(["sweep", str(path), "-o", str(out)]) == 0
+    standing = [line for line in capsys.readouterr().err.splitlines() if line.startswith("sweep: runs")]
+    assert len(standing) == 4  # after each of 2 cells x (1 repeat + the static run)
+    done = [int(line.split("runs ")[1].split("/")[0]) for line in standing]
+    assert done == [1, 2, 3, 4] and all("/4 done" in line for line in standing)
+    assert standing[-1].startswith("sweep: runs 4/4 done, 0 running, cells 2/2 done, cost ")
+    assert standing[-1].endswith("none left") and "left" in standing[0]
+    # scripted models have no price: the cost is unknown, never $0
+    assert all("cost unknown" in line for line in standing)
