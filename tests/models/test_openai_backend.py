@@ -208,13 +208,16 @@ async def test_tokens_the_provider_served_from_its_prompt_cache_are_read_and_rec
         return {"text": "Paris", "extra": {"usage": usage}}
 
     context = ModelContext()
+    price = {"input_per_1m": 1.0, "output_per_1m": 2.0, "cached_input_per_1m": 0.25}
     with StubServer(reply=reply) as server:
-        model = stub_model(server, context)  # type: ignore[arg-type]
+        model = stub_model(server, context, prices=price)  # type: ignore[arg-type]
         first = await model.generate(MSGS)
         await model.generate([Message(role="user", content="And of Italy?")])
     assert (first.usage.prompt_tokens, first.usage.provider_cached_tokens) == (40, 32)
     (line,) = context.ledger.spend()
     assert (line.calls, line.prompt_tokens, line.provider_cached_tokens) == (2, 80, 64)
+    # priced at the cached rate: per call 8 x 1.0 + 32 x 0.25 for the prompt, 2 x 2.0 for the answer (per 1M)
+    assert line.cost_usd == pytest.approx(2 * (8 * 1.0 + 32 * 0.25 + 2 * 2.0) / 1e6)
     assert provider_cached_tokens({"prompt_tokens": 9, "prompt_cache_hit_tokens": 7}) == 7  # DeepSeek
     assert provider_cached_tokens({"input_tokens": 9, "cache_read_input_tokens": 5}) == 5  # Anthropic
     assert provider_cached_tokens({"prompt_tokens": 9, "prompt_tokens_details": None}) == 0

@@ -19,6 +19,7 @@ from ragdive.models.usage import price_for
 def test_library_prices_and_the_override() -> None:
     mini = price_for(ModelSpec(model="openai/gpt-4o-mini"))
     assert mini is not None and mini.input_per_1m == pytest.approx(0.15) and mini.output_per_1m == pytest.approx(0.6)
+    assert mini.cached_input_per_1m == pytest.approx(0.075)  # the library's cached-input rate, half the input's
     # a model outside the old hand-written table of six
     assert price_for(ModelSpec(model="litellm/anthropic/claude-3-5-sonnet")) is not None
     assert price_for(ModelSpec(model="openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1")) is None  # not OpenAI
@@ -26,6 +27,20 @@ def test_library_prices_and_the_override() -> None:
     own = ModelSpec.model_validate({"model": "openai/gpt-4o-mini", "price": {"input_per_1m": 1, "output_per_1m": 2}})
     assert own.prices is not None and price_for(own) == own.prices
     assert price_for(ModelSpec(model="llamacpp/default")) is not None
+
+
+def test_cached_prompt_tokens_are_priced_at_the_cached_rate() -> None:
+    from ragdive.config.models import Prices
+    from ragdive.models.usage import cost_of
+    from ragdive.records import Usage
+
+    usage = Usage(prompt_tokens=1000, completion_tokens=100, provider_cached_tokens=800)
+    assert cost_of(usage, Prices(input_per_1m=1, output_per_1m=2, cached_input_per_1m=0.1)) == pytest.approx(
+        (200 * 1 + 800 * 0.1 + 100 * 2) / 1e6
+    )
+    # no cached rate given: the input rate (no discount assumed); no price: unknown, never 0
+    assert cost_of(usage, Prices(input_per_1m=1, output_per_1m=2)) == pytest.approx((1000 + 200) / 1e6)
+    assert cost_of(usage, None) is None
 
 
 def test_a_cost_budget_over_an_unpriced_model_is_refused_before_any_call(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

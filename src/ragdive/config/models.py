@@ -27,6 +27,9 @@ class Prices(Section):
     """Price of 1M prompt tokens."""
     output_per_1m: float = Field(ge=0)
     """Price of 1M completion tokens."""
+    cached_input_per_1m: float | None = Field(default=None, ge=0)
+    """Price of 1M prompt tokens the provider served from its prompt cache (a prefix it had seen); unset: the
+    input price (no discount assumed)."""
 
 
 class ModelSpec(Section):

@@ -10,7 +10,10 @@ Prices are US dollars per 1M tokens, from the maintained price library genai-pri
     models:
       judge:
         model: openai/gpt-4o-mini
-        price: {input_per_1m: 0.15, output_per_1m: 0.60}
+        price: {input_per_1m: 0.15, output_per_1m: 0.60, cached_input_per_1m: 0.075}
+
+Prompt tokens the provider says it served from its prompt cache are priced at its cached-input rate (the library's,
+or ``cached_input_per_1m``); without one, at the input rate.
 """
 
 from __future__ import annotations
@@ -53,9 +56,17 @@ def _library_price(provider: str, model: str) -> Prices | None:
     try:
         inp = calc_price(PriceUsage(input_tokens=1_000_000, output_tokens=0), model_ref=model, provider_id=provider)
         out = calc_price(PriceUsage(input_tokens=0, output_tokens=1_000_000), model_ref=model, provider_id=provider)
+        # the library's input_tokens include the cache reads: 1M read from the cache prices the cached rate
+        cached = calc_price(
+            PriceUsage(input_tokens=1_000_000, cache_read_tokens=1_000_000), model_ref=model, provider_id=provider
+        )
     except LookupError:
         return None
-    return Prices(input_per_1m=float(inp.total_price), output_per_1m=float(out.total_price))
+    return Prices(
+        input_per_1m=float(inp.total_price),
+        output_per_1m=float(out.total_price),
+        cached_input_per_1m=float(cached.total_price),
+    )
 
 
 def unpriced_under_budget(budget: BudgetConfig, specs: dict[str, ModelSpec]) -> str | None:
@@ -74,9 +85,14 @@ def unpriced_under_budget(budget: BudgetConfig, specs: dict[str, ModelSpec]) -> 
 
 
 def cost_of(usage: Usage, price: Prices | None) -> float | None:
+    """The call's cost: prompt tokens at the input rate, those served from the provider's prompt cache (a subset
+    of them) at its cached-input rate, completion tokens at the output rate; unknown without a price."""
     if price is None:
         return None
-    return (usage.prompt_tokens * price.input_per_1m + usage.completion_tokens * price.output_per_1m) / 1_000_000
+    cached = min(usage.provider_cached_tokens, usage.prompt_tokens)
+    cached_rate = price.input_per_1m if price.cached_input_per_1m is None else price.cached_input_per_1m
+    prompt = (usage.prompt_tokens - cached) * price.input_per_1m + cached * cached_rate
+    return (prompt + usage.completion_tokens * price.output_per_1m) / 1_000_000
 
 
 class UsageLedger:
