@@ -26,9 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ragdive.api import load_experiment  # noqa: E402
 from ragdive.config import ExperimentConfig  # noqa: E402
 from ragdive.demo import demo_config  # noqa: E402
-from ragdive.pipeline import PipelineOutcome, prepare_experiment, run_experiment, with_overrides  # noqa: E402
+from ragdive.pipeline import PipelineOutcome, prepare_experiment, run_experiment  # noqa: E402
 from ragdive.store import RunStore  # noqa: E402
 
 
@@ -83,8 +84,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep or Path(tmp)
-        config = with_overrides(
-            demo_config(out), args.model, conversations=args.conversations, max_turns=args.max_turns
+        config = load_experiment(
+            demo_config(out), models=args.model, conversations=args.conversations, max_turns=args.max_turns
         )
         load_before = os.getloadavg()[0]
         began = time.perf_counter()

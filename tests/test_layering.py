@@ -108,3 +108,14 @@ def test_event_loops_are_opened_only_at_the_edges() -> None:
             places[str(path.relative_to(ROOT))] = count
     assert {p for p in places if not p.startswith("cli/")} == {"sync_edge.py"}, places
     assert all(n == 1 for p, n in places.items() if p.startswith("cli/")), places
+
+
+def test_role_overrides_are_applied_once_at_the_api_edge() -> None:
+    """`--model ROLE=provider/model` is bound in one place (api/configs.with_roles); the pipeline's builders take the
+    resolved config, so no stage can apply an override twice or forget it."""
+    places = {
+        str(path.relative_to(ROOT))
+        for path in ROOT.rglob("*.py")
+        if "apply_model_overrides(" in path.read_text(encoding="utf-8")
+    }
+    assert places == {"api/configs.py", "models/roles.py"}, places  # the call, and the definition

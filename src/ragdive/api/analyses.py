@@ -20,6 +20,7 @@ from ..analysis.conversations import DEFAULT_METHOD, ConversationAnalysis, Embed
 from ..analysis.themes import Labeller, Theme
 from ..errors import ConfigError
 from ..records import ModelSpend
+from .configs import with_roles
 
 METHODS = ("embedding", "overlap", "exact")
 
@@ -116,17 +117,17 @@ async def ajudge(
     model: str, questions: Questions, *, no_cache: bool = False, cache_dir: str | Path | None = None
 ) -> Judged:
     """Ask ``model`` (the `judge` role) every collected question, on this event loop: pairs as the same-question
-    judge, theme texts as the theme labeller; through the model-call cache (``cache_dir``, default the config
-    default's folder) unless ``no_cache``."""
-    from ..config.models import CacheConfig
-    from ..evaluation import Judge
+    judge, theme texts as the theme labeller. The judge is built as a run's is (pipeline.build_judge: the role's
+    defaults, the model-call cache in ``cache_dir`` or the default folder unless ``no_cache``, the usage ledger)."""
+    from ..config import ExperimentConfig
     from ..evaluation.same_question import judge_same_questions
     from ..evaluation.theme_labels import label_theme
-    from ..models import ModelContext, get_model
-    from ..models.cache import CompletionCache
+    from ..models import ModelContext
+    from ..pipeline import build_judge
 
-    context = ModelContext(cache=None if no_cache else CompletionCache(cache_dir or CacheConfig().dir))
-    judge = Judge(get_model(model, role="judge", context=context))
+    config = with_roles(ExperimentConfig(), f"judge={model}")
+    context = ModelContext.from_config(config, no_cache=no_cache, cache_dir=cache_dir)
+    judge = build_judge(config, config.evaluation.concurrency, context=context)
     judged = Judged()
     try:
         if questions.pairs:

@@ -43,7 +43,13 @@ def load_experiment(
     if max_turns:
         paths["simulation.max_turns"] = max_turns
     config = with_paths(config, paths, source="options")
+    return with_roles(config, models)
+
+
+def with_roles(config: ExperimentConfig, models: Sequence[str] | str = ()) -> ExperimentConfig:
+    """``config`` with ``models`` bound (``ROLE=provider/model``, or ``provider/model`` for every role): the one
+    place a command's ``--model`` is applied. Every use case resolves its config here before building anything."""
     bindings = [models] if isinstance(models, str) else list(models)
-    if bindings:
-        config = config.model_copy(update={"models": apply_model_overrides(config.models, bindings)})
-    return config
+    if not bindings:
+        return config
+    return config.model_copy(update={"models": apply_model_overrides(config.models, bindings)})

@@ -71,7 +71,7 @@ def import_run(
         def prepare(run: ImportedRun) -> None:
             from ..pipeline.rewrite import rewrite_conversations
 
-            outcome, model = run_sync(lambda: rewrite_conversations(run.conversations, settings, list(models)))
+            outcome, model = run_sync(lambda: rewrite_conversations(run.conversations, settings))
             run.invented = [i for i in run.invented if not i.startswith("stand-alone questions")]
             run.invented.append(
                 f"stand-alone questions after the first turn: rewritten by the user model {model} "

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..store import RunStore
-from .configs import ConfigLike, Overrides, load_experiment
+from .configs import ConfigLike, Overrides, load_experiment, with_roles
 from .observer import Observer
 from .results import RunResult, run_result
 
@@ -115,16 +115,17 @@ async def aevaluate(
 ) -> RunResult:
     """Score an existing run directory (`ragdive evaluate`): resumable, items already scored are skipped. The
     judge comes from ``config`` when given, else from the run's manifest; ``models`` overrides it."""
-    from ..pipeline import score_run
+    from ..pipeline import score_run, scoring_settings
 
-    settings = load_experiment(config) if config is not None else None
+    given = load_experiment(config) if config is not None else None
+    settings = with_roles(scoring_settings(Path(run_dir), given), models)
     observer = observer or Observer()
     async with AsyncExitStack() as resources:
         outcome = await score_run(
             Path(run_dir),
             resources,
-            models=_roles(models),
-            config=settings,
+            settings,
+            alarm_limits=given.evaluation.alarms if given is not None else None,
             metrics=_names(metrics),
             concurrency=concurrency,
             retry_failed=retry_failed,
@@ -155,14 +156,13 @@ async def astatic(
     paper's Table 5 static arm)."""
     from ..pipeline import run_static
 
-    experiment = load_experiment(config, overrides)
+    experiment = load_experiment(config, overrides, models=models)
     observer = observer or Observer()
     async with AsyncExitStack() as resources:
         outcome = await run_static(
             experiment,
             Path(dataset),
             resources,
-            models=_roles(models),
             metrics=_names(metrics),
             limit=limit,
             per_document=per_document,
@@ -191,15 +191,15 @@ async def areplay(
     """Frozen-user replay (`ragdive replay`): ``run_dir``'s recorded user messages sent to the target of the YAML
     file ``target``, into a new run of kind ``replay`` (or ``resume``'s), scored unless ``evaluate=False``. Pair it
     with its source in `compare`. Later turns were written in reaction to the source's answers: see the README."""
-    from ..pipeline import run_replay
+    from ..pipeline import replay_settings, run_replay
 
+    settings = with_roles(replay_settings(Path(run_dir), Path(target)), models)
     observer = observer or Observer()
     async with AsyncExitStack() as resources:
         outcome = await run_replay(
             Path(run_dir),
-            Path(target),
+            settings,
             resources,
-            models=_roles(models),
             metrics=_names(metrics),
             output=_path(output),
             resume=_path(resume),
@@ -234,11 +234,6 @@ def _created(observer: Observer, store: RunStore, corpus: object) -> None:
     line = getattr(corpus, "line", None)
     if line is not None:
         observer.note(line())
-
-
-def _roles(models: Sequence[str] | str) -> list[str]:
-    """``"judge=p/m"`` or a list of such ``ROLE=provider/model`` overrides, as the pipeline's list."""
-    return [models] if isinstance(models, str) else list(models)
 
 
 def _names(metrics: Sequence[str] | str | None) -> str | None:

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from ..config import ModelsConfig
 from ..errors import ConfigError
-from ..models import Model, apply_model_overrides
+from ..models import Model
 from ..records import Turn, Usage
 from .evaluator import Evaluator
 from .judging import JudgeProtocol
@@ -164,10 +164,8 @@ class RagasEvaluator(Evaluator):
         return [ragas_metric(m)(self.ragas_judge) for m in names if m in RAGAS_METRICS], []
 
     @classmethod
-    def from_models(
-        cls, models: ModelsConfig, overrides: list[str], metrics: list[str] | None, concurrency: int
-    ) -> Evaluator:
-        spec = apply_model_overrides(models, overrides).for_role("judge")
+    def from_models(cls, models: ModelsConfig, metrics: list[str] | None, concurrency: int) -> Evaluator:
+        spec = models.for_role("judge")
         if spec is None or spec.provider != "openai" or not spec.base_url:
             raise ConfigError(
                 "the ragas engine needs an OpenAI-compatible judge: models.judge with openai/<model> and base_url"

@@ -7,10 +7,10 @@ from .alarms import alarm_fields
 from .building import (
     build_evaluator,
     build_judge,
+    check_judge,
     hold_context,
     parse_metrics,
     settings_from_manifest,
-    with_overrides,
 )
 from .experiment import (
     PipelineOutcome,
@@ -22,8 +22,8 @@ from .experiment import (
 )
 from .launch import PreparedRun, RunOptions, prepare_run
 from .overlap import AskingHooks
-from .replay import ReplayOutcome, run_replay
-from .scoring import ScoringOutcome, score_run
+from .replay import ReplayOutcome, replay_settings, run_replay
+from .scoring import ScoringOutcome, score_run, scoring_settings
 from .static import StaticOutcome, run_static, static_metrics
 
 __all__ = [
@@ -38,17 +38,19 @@ __all__ = [
     "StaticOutcome",
     "build_evaluator",
     "build_judge",
+    "check_judge",
     "evaluate_store",
     "hold_context",
     "parse_metrics",
     "prepare_experiment",
     "prepare_run",
     "run_experiment",
+    "replay_settings",
     "run_replay",
     "run_simulation",
     "run_static",
     "score_run",
+    "scoring_settings",
     "settings_from_manifest",
     "static_metrics",
-    "with_overrides",
 ]

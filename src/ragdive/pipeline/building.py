@@ -1,5 +1,5 @@
-"""Building a stage's parts from a config: the command line's overrides applied, the judge and the evaluator, the
-settings an already-made run carries in its manifest. Shared by `run`, `evaluate`, `static` and the Python API."""
+"""Building a stage's parts from a resolved config (role overrides were applied once, at the API's edge): the judge
+and the evaluator, the settings an already-made run carries in its manifest. Shared by every use case."""
 
 from __future__ import annotations
 
@@ -10,28 +10,8 @@ from ..config import EvaluationConfig, ExperimentConfig, validate_config
 from ..errors import ConfigError
 from ..evaluation import Evaluator, Judge
 from ..evaluation.metrics import check_metric_names, configured_metrics
-from ..models import ModelContext, apply_model_overrides, models_for_roles
+from ..models import ModelContext, models_for_roles
 from ..redaction import MASK
-
-
-def with_overrides(
-    config: ExperimentConfig,
-    models: list[str] | None = None,
-    *,
-    conversations: int | None = None,
-    max_turns: int | None = None,
-    repeat: int | None = None,
-) -> ExperimentConfig:
-    """The config with the command line's ``--model ROLE=provider/model``, ``--conversations``,
-    ``--max-turns`` and ``--repeat`` applied (a copy; the caller's config is unchanged)."""
-    config = config.model_copy(deep=True)
-    if repeat is not None:
-        config.repeat = repeat
-    if models:
-        config.models = apply_model_overrides(config.models, models)
-    changes = {k: v for k, v in {"conversations": conversations, "max_turns": max_turns}.items() if v}
-    config.simulation = config.simulation.model_copy(update=changes)
-    return config
 
 
 def _strip_masked(value: Any) -> Any:
@@ -67,20 +47,23 @@ def parse_metrics(option: str | None, default: list[str] | None | EvaluationConf
     return check_metric_names(names)
 
 
-def build_judge(
-    config: ExperimentConfig, overrides: list[str], concurrency: int, *, context: ModelContext | None = None
-) -> Judge:
+def build_judge(config: ExperimentConfig, concurrency: int, *, context: ModelContext | None = None) -> Judge:
     """The judge on ``context`` (default: a fresh one from the config's cache and budget)."""
-    models = apply_model_overrides(config.models, overrides)
-    if models.for_role("judge") is None:
-        raise ConfigError("no judge model: pass --model judge=provider/model, or set models.judge in the config")
-    model = models_for_roles(models, ["judge"], context=context or ModelContext.from_config(config))["judge"]
+    check_judge(config)
+    model = models_for_roles(config.models, ["judge"], context=context or ModelContext.from_config(config))["judge"]
     return Judge(model, concurrency=concurrency)
+
+
+def check_judge(config: ExperimentConfig) -> None:
+    """The one "no judge" error, for every use case that scores."""
+    if config.models.for_role("judge") is None:
+        raise ConfigError(
+            "no judge model: set models.judge (or models.default) in the config, or pass --model judge=provider/model"
+        )
 
 
 def build_evaluator(
     config: ExperimentConfig,
-    overrides: list[str],
     metrics: list[str],
     concurrency: int,
     *,
@@ -92,9 +75,9 @@ def build_evaluator(
     if config.evaluation.engine == "ragas":
         from ..evaluation.ragas_adapter import RagasEvaluator
 
-        evaluator = RagasEvaluator.from_models(config.models, overrides, metrics, concurrency)
+        evaluator = RagasEvaluator.from_models(config.models, metrics, concurrency)
     else:
-        evaluator = Evaluator(build_judge(config, overrides, concurrency, context=context), metrics)
+        evaluator = Evaluator(build_judge(config, concurrency, context=context), metrics)
     resources.push_async_callback(evaluator.judge.aclose)
     return evaluator
 

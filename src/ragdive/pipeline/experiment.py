@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import ExperimentConfig
-from ..errors import BudgetExceeded, ConfigError
+from ..errors import BudgetExceeded
 from ..evaluation import Arrivals, EvaluationResult, Evaluator
 from ..evaluation.metrics import configured_metrics
 from ..models import ModelContext
@@ -26,7 +26,7 @@ from ..simulation import RunOutcome
 from ..store import RunStore
 from ..store.session import RunSession
 from .alarms import alarm_fields
-from .building import build_evaluator, hold_context
+from .building import build_evaluator, check_judge, hold_context
 from .launch import PreparedRun, RunOptions, prepare_run
 
 
@@ -85,17 +85,14 @@ async def prepare_experiment(
     build every model on one shared context, then create or reopen the run. Whatever is built is closed with
     ``resources``, also when a later check fails. A sweep passes its shared ``context`` (closed by the sweep) and
     the ``run_id`` it planned; a worker of a distributed run its ``shard`` of the conversations."""
-    if config.models.for_role("judge") is None:
-        raise ConfigError("no judge model: set models.judge (or models.default), or pass --model judge=provider/model")
+    check_judge(config)
     context = options.context
     if context is None:
         context = hold_context(
             resources, ModelContext.from_config(config, no_cache=options.no_cache, cache_dir=options.cache_dir)
         )
     metrics = configured_metrics(config.evaluation)
-    evaluator = build_evaluator(
-        config, [], metrics, config.evaluation.concurrency, resources=resources, context=context
-    )
+    evaluator = build_evaluator(config, metrics, config.evaluation.concurrency, resources=resources, context=context)
     simulation = await prepare_run(config, resources, replace(options, context=context))
     simulation.check_also.extend(evaluator.judge.local_models)
     return PreparedExperiment(simulation=simulation, evaluator=evaluator, context=context)

@@ -3,9 +3,9 @@ target, into a new run of kind "replay", then scored. Its conversations keep the
 `ragdive compare SOURCE REPLAY` pairs them turn by turn (see analysis.compare).
 
 Everything but the target comes from the source run's manifest: the corpus (the reference RAG indexes it), the
-models (the reference RAG's generator, the judge), the metrics, cache, budget, seed and repeat. ``--model``
-overrides a role. The target's generator and the judge share one ModelContext; every part is closed with the
-caller's AsyncExitStack."""
+models (the reference RAG's generator, the judge), the metrics, cache, budget, seed and repeat
+(`replay_settings`); the API applies ``--model`` to that config before `run_replay` builds anything. The target's
+generator and the judge share one ModelContext; every part is closed with the caller's AsyncExitStack."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from ..store.session import RunSession
 from ..targets import build_experiment_target
 from .building import _strip_masked, build_evaluator, hold_context, parse_metrics
 from .overlap import AskingHooks, ask_while_scoring
-from .static import _target_model, static_metrics
+from .static import static_metrics, target_model
 
 # the source config's sections a replay keeps (the rest, the simulation's, did its work already)
 KEPT = ("name", "seed", "repeat", "output_dir", "models", "corpus", "evaluation", "budget", "cache")
@@ -86,12 +86,16 @@ def _check_resumable(store: RunStore, source_id: str, target: dict[str, Any]) ->
         raise ConfigError(f"--resume {store.path}: this replay was made with another " + "; ".join(problems))
 
 
+def replay_settings(source: Path, target_file: Path) -> ExperimentConfig:
+    """The replay's config: the source run's settings with the target section of ``target_file``."""
+    return replay_config(RunStore.open(source).read_manifest().config, load_target_file(target_file))
+
+
 async def run_replay(
     source: Path,
-    target_file: Path,
+    config: ExperimentConfig,
     resources: AsyncExitStack,
     *,
-    models: list[str] | None = None,
     metrics: str | None = None,
     output: Path | None = None,
     resume: Path | None = None,
@@ -101,11 +105,10 @@ async def run_replay(
     """Replay, then (``evaluate``) score. The run ends ``finished``, ``budget_exceeded``, ``interrupted``
     (cancelled, re-raised) or ``failed`` with the error (re-raised); what was replayed and scored stays on disk."""
     hooks = hooks or AskingHooks()
-    overrides = list(models or [])
     source_store = RunStore.open(source)
     source_manifest = source_store.read_manifest()
-    target = load_target_file(target_file)
-    config = replay_config(source_manifest.config, target)
+    assert config.target is not None  # replay_settings always sets it
+    target = dict(config.target.model_dump(mode="json"))
     conversations = replayable(source_store.current_conversations())
     if not conversations:
         raise ConfigError(f"{source} has no conversation with a turn to replay")
@@ -118,13 +121,11 @@ async def run_replay(
     context = hold_context(resources, ModelContext.from_config(config))  # the target's generator and the judge
     evaluator = None
     if evaluate:  # built first: a missing judge is found before anything is sent (closed with ``resources``)
-        evaluator = build_evaluator(
-            config, overrides, names, config.evaluation.concurrency, resources=resources, context=context
-        )
-    target_model = _target_model(config, overrides, context)
-    if target_model is not None:
-        resources.push_async_callback(target_model.aclose)
-    system = build_experiment_target(config, model=target_model)
+        evaluator = build_evaluator(config, names, config.evaluation.concurrency, resources=resources, context=context)
+    generator = target_model(config, context)
+    if generator is not None:
+        resources.push_async_callback(generator.aclose)
+    system = build_experiment_target(config, model=generator)
     resources.push_async_callback(system.aclose)
     if resume is not None:
         store = RunStore.open(resume)
@@ -138,7 +139,7 @@ async def run_replay(
             name=f"{source_manifest.name or source_manifest.run_id} replay",
             target=system.describe(),
             seed=config.seed,
-            models={"target": target_model.name} if target_model is not None else {},
+            models={"target": generator.name} if generator is not None else {},
         )
     resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
     recorder = RunRecorder(store)
@@ -156,7 +157,7 @@ async def run_replay(
     outcome = ReplayOutcome(store, source_store, "finished", metrics=names)
 
     async def replay_and_score() -> ReplayOutcome:
-        await check_local_models([target_model] if target_model is not None else [])  # the judge's: when scoring
+        await check_local_models([generator] if generator is not None else [])  # the judge's: when scoring
 
         if evaluator is not None:
             outcome.metrics = evaluator.score_names

@@ -1,22 +1,22 @@
 """The user model's stand-alone rewrites of an imported chat log (`ragdive import chatlog --rewrite`): the model
-built from the config and ``--model user=...`` on the config's cache and budget, closed when done."""
+built from the resolved config (``--model user=...`` applied by the API) on its cache and budget, closed when
+done."""
 
 from __future__ import annotations
 
 from ..config import ExperimentConfig
-from ..models import ModelContext, apply_model_overrides, models_for_roles
+from ..models import ModelContext, models_for_roles
 from ..records import Conversation
 from ..simulation.rewrite import RewriteOutcome, rewrite_standalone
 
 
 async def rewrite_conversations(
-    conversations: list[Conversation], config: ExperimentConfig, overrides: list[str]
+    conversations: list[Conversation], config: ExperimentConfig
 ) -> tuple[RewriteOutcome, str]:
     """Rewrite in place; returns what happened and the user model's name."""
     context = ModelContext.from_config(config)
     try:
-        models = apply_model_overrides(config.models, overrides)
-        model = models_for_roles(models, ["user"], context=context)["user"]
+        model = models_for_roles(config.models, ["user"], context=context)["user"]
         try:
             outcome = await rewrite_standalone(model, conversations, concurrency=config.simulation.concurrency)
         finally:

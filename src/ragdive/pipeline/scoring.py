@@ -8,7 +8,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import ExperimentConfig
+from ..config import AlarmsConfig, ExperimentConfig
 from ..evaluation import EvaluationResult
 from ..models import ModelContext
 from ..records import Score
@@ -31,12 +31,21 @@ class ScoringOutcome:
     error: str | None = None
 
 
+def scoring_settings(run: Path, config: ExperimentConfig | None = None) -> ExperimentConfig:
+    """The judge, metrics, cache and budget settings to score ``run`` with: ``config`` when given, else the run's
+    own manifest; the repeat is always the run's own, so the judge's cache keys stay the run's whichever config
+    names the judge. The API applies ``--model`` to what this returns."""
+    manifest_config = RunStore.open(run).read_manifest().config
+    settings = config if config is not None else settings_from_manifest(manifest_config)
+    return settings.model_copy(update={"repeat": int(manifest_config.get("repeat") or 0)})
+
+
 async def score_run(
     run: Path,
     resources: AsyncExitStack,
+    settings: ExperimentConfig,
     *,
-    models: list[str] | None = None,
-    config: ExperimentConfig | None = None,
+    alarm_limits: AlarmsConfig | None = None,
     metrics: str | None = None,
     concurrency: int | None = None,
     retry_failed: bool = False,
@@ -44,20 +53,16 @@ async def score_run(
     on_start: Callable[[int, int], None] | None = None,
     on_score: Callable[[Score], None] | None = None,
 ) -> ScoringOutcome:
-    """Score ``run`` with the judge (``models``: ``judge=provider/model`` overrides; ``metrics``: ``a,b``)."""
+    """Score ``run`` with the judge of ``settings`` (from `scoring_settings`; ``metrics``: ``a,b``).
+    ``alarm_limits``: a given config's alarm thresholds (None: the run's own)."""
     store = RunStore.open(run)
     resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
-    manifest_config = store.read_manifest().config
-    settings = config if config is not None else settings_from_manifest(manifest_config)
-    # the judge's cache keys carry the run's own repeat, whichever config names the judge
-    settings = settings.model_copy(update={"repeat": int(manifest_config.get("repeat") or 0)})
     names = parse_metrics(metrics, settings.evaluation)
     concurrency = concurrency or settings.evaluation.concurrency
     context = hold_context(resources, ModelContext.from_config(settings))
-    evaluator = build_evaluator(settings, list(models or []), names, concurrency, resources=resources, context=context)
+    evaluator = build_evaluator(settings, names, concurrency, resources=resources, context=context)
     # one session: the run is "running" while scored; scoring a run whose simulation did not finish keeps its status
-    limits = config.evaluation.alarms if config is not None else None  # else the run's own thresholds
-    session = RunSession(store, adds_to_run=True, final_fields=lambda: alarm_fields(store, limits))
+    session = RunSession(store, adds_to_run=True, final_fields=lambda: alarm_fields(store, alarm_limits))
     result = await session.run(
         lambda: evaluate_store(
             evaluator,

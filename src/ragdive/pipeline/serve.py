@@ -1,6 +1,6 @@
 """The reference RAG as an HTTP app (`ragdive serve-rag`): built from an experiment config whose target is
 `type: reference`; the corpus is `target.corpus` or else `corpus.path`, the generator `models.target` (or
-`models.default`)."""
+`models.default`), from a resolved config (the API applies `--model`)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,12 @@ from ..targets.reference.server import MAX_BODY_BYTES
 
 def build_app(  # type: ignore[no-untyped-def]
     config: ExperimentConfig,
-    model_override: str | None = None,
     *,
     token: str | None = None,
     client_session_ids: bool = False,
     max_body_bytes: int = MAX_BODY_BYTES,
 ):
     from ..corpus import load_documents
-    from ..models import apply_model_overrides
     from ..targets.reference import ReferenceRAG, generator_model
     from ..targets.reference.server import create_app
 
@@ -29,8 +27,7 @@ def build_app(  # type: ignore[no-untyped-def]
     corpus = target.corpus or (config.corpus.path if config.corpus else None)
     if corpus is None:
         raise ConfigError("serve-rag: no corpus (set target.corpus or corpus.path)")
-    models = apply_model_overrides(config.models, [f"target={model_override}"]) if model_override else config.models
-    spec = models.for_role("target")
+    spec = config.models.for_role("target")
     if spec is None:
         raise ConfigError("serve-rag: no generator model (set models.target or models.default, or --model)")
     fmt = "auto" if target.corpus or config.corpus is None else config.corpus.format

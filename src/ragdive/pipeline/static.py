@@ -21,7 +21,7 @@ from ..evaluation.static import (
     sample_per_document,
     static_conversation_id,
 )
-from ..models import Model, ModelContext, apply_model_overrides, models_for_roles
+from ..models import Model, ModelContext, models_for_roles
 from ..models.selfcheck import check_local_models
 from ..records import ModelSpend
 from ..simulation import seed_documents
@@ -52,12 +52,11 @@ def static_metrics(config: ExperimentConfig, option: str | None) -> list[str]:
     )
 
 
-def _target_model(config: ExperimentConfig, overrides: list[str], context: ModelContext) -> Model | None:
+def target_model(config: ExperimentConfig, context: ModelContext) -> Model | None:
     """The `target` role's model, for the built-in reference RAG; None when the config binds none."""
-    models = apply_model_overrides(config.models, overrides)
-    if models.for_role("target") is None:
+    if config.models.for_role("target") is None:
         return None
-    return models_for_roles(models, ["target"], context=context)["target"]
+    return models_for_roles(config.models, ["target"], context=context)["target"]
 
 
 async def run_static(
@@ -65,7 +64,6 @@ async def run_static(
     dataset: Path,
     resources: AsyncExitStack,
     *,
-    models: list[str] | None = None,
     metrics: str | None = None,
     limit: int | None = None,
     per_document: int | None = None,
@@ -81,7 +79,6 @@ async def run_static(
     and scored before stays on disk. ``resume`` continues that static run (questions answered and items scored
     are skipped); a sweep passes its shared ``context`` and the ``run_id`` it planned."""
     hooks = hooks or AskingHooks()
-    overrides = list(models or [])
     if config.target is None:
         raise ConfigError("no `target` section: static mode needs the system under test")
     items = load_static_dataset(dataset, limit=limit)
@@ -91,13 +88,13 @@ async def run_static(
     names = static_metrics(config, metrics)
     if context is None:  # the target's generator and the judge
         context = hold_context(resources, ModelContext.from_config(config))
-    judge = build_judge(config, overrides, config.evaluation.concurrency, context=context) if evaluate else None
+    judge = build_judge(config, config.evaluation.concurrency, context=context) if evaluate else None
     if judge is not None:
         resources.push_async_callback(judge.aclose)
-    target_model = _target_model(config, overrides, context)
-    if target_model is not None:
-        resources.push_async_callback(target_model.aclose)
-    system = build_experiment_target(config, model=target_model)
+    generator = target_model(config, context)
+    if generator is not None:
+        resources.push_async_callback(generator.aclose)
+    system = build_experiment_target(config, model=generator)
     resources.push_async_callback(system.aclose)
     store = _static_store(config, dataset, resume, output, run_id, system, judge)
     resources.enter_context(writer_lock(store.path))  # one writer per run, for the whole command
@@ -112,7 +109,7 @@ async def run_static(
     session.start()
     if hooks.on_created:
         hooks.on_created(store, len(items))
-    return await session.run(lambda: _ask_and_score(config, items, store, system, judge, names, target_model, hooks))
+    return await session.run(lambda: _ask_and_score(config, items, store, system, judge, names, generator, hooks))
 
 
 def _static_store(
