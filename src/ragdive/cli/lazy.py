@@ -9,6 +9,8 @@ imported, and its typer function or sub-app turned into a click command, only wh
 from __future__ import annotations
 
 import importlib
+import inspect
+import re
 from typing import Any
 
 import typer
@@ -50,7 +52,23 @@ def load_command(name: str) -> Any:
         wrapper.command(name)(target)
         command = typer.main.get_command(wrapper)  # one function: that command itself
     command.name = name
+    _list_lines(command)
     return command
+
+
+def summary_line(help_text: str | None) -> str:
+    """A command's line in a `--help` list: the first sentence of its help, on one line. (typer's rich mode keeps
+    a docstring's line breaks there, so a listed paragraph broke mid-sentence at any width.)"""
+    first = inspect.cleandoc(help_text or "").split("\n\n")[0]
+    flat = " ".join(first.split())
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z`])", flat, maxsplit=1)[0]
+
+
+def _list_lines(command: Any) -> None:
+    """``command`` and, for a group, each of its sub-commands get their list line (recursively)."""
+    command.short_help = summary_line(command.short_help or command.help)
+    for sub in getattr(command, "commands", {}).values():
+        _list_lines(sub)
 
 
 class LazyCommands(TyperGroup):
