@@ -5,7 +5,7 @@ machine (tiktoken downloads its tables); at ~4 characters per token for English 
 sizes are the stub's, not a model's, so they are not compared.
 
 ragdive: its own evaluator, judge `openai/...` through the real openai backend, against a local
-OpenAI-compatible stub on loopback that counts requests (benchmarks/openai_stub.py).
+OpenAI-compatible stub on loopback that counts requests (ragdive.testing.StubServer with SchemaReplies).
 Ragas: its metric implementations (Faithfulness, ContextPrecisionWithReference, ContextRecall, AnswerCorrectness
 with its default embedding similarity) against the same kind of stub.
 Without ragas installed, Ragas's count is derived from its source and labelled so.
@@ -18,18 +18,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 from ragdive.config import ModelSpec
 from ragdive.evaluation import Evaluator, Judge
 from ragdive.models import get_model
 from ragdive.records import Context, Conversation, Turn
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from openai_stub import CountingStub  # noqa: E402
+from ragdive.testing import StubServer
+from ragdive.testing.schema_replies import SchemaReplies
 
 SINGLE_TURN = ["faithfulness", "context_precision", "context_recall", "correctness"]
 
@@ -64,12 +61,13 @@ def make_conversations(turns: int, k: int) -> list[Conversation]:
 
 def ragdive_calls(conversations: list[Conversation]) -> tuple[int, int, int]:
     """ragdive's evaluator through its real openai backend; requests counted by the stub and by the judge."""
-    with CountingStub() as stub:
+    replies = SchemaReplies()
+    with StubServer(reply=replies) as stub:
         spec = ModelSpec(model="openai/stub-judge", base_url=stub.base_url, api_key="none")
         judge = Judge(get_model(spec, role="judge"), concurrency=8)
         scores = asyncio.run(_score(Evaluator(judge, SINGLE_TURN), conversations))
         assert all(s.scored for s in scores), [s.unscored_reason for s in scores if not s.scored]
-        return stub.counts["chat"], judge.calls, stub.counts["prompt_chars"]
+        return replies.counts["chat"], judge.calls, replies.counts["prompt_chars"]
 
 
 async def _score(evaluator: Evaluator, conversations: list[Conversation]) -> list[Any]:
@@ -95,7 +93,7 @@ def ragas_calls(conversations: list[Conversation]) -> tuple[int, int, int] | Non
     except ImportError:
         return None
 
-    async def run(stub: CountingStub) -> None:
+    async def run(stub: StubServer) -> None:
         client = AsyncOpenAI(base_url=stub.base_url, api_key="none")
         llm = llm_factory("stub-judge", client=client)
         embeddings = embedding_factory("openai", model="stub-embed", client=client, interface="modern")
@@ -115,9 +113,10 @@ def ragas_calls(conversations: list[Conversation]) -> tuple[int, int, int] | Non
                 await metrics[3].ascore(user_input=q, response=a, reference=gt)
         await client.close()
 
-    with CountingStub() as stub:
+    replies = SchemaReplies()
+    with StubServer(reply=replies) as stub:
         asyncio.run(run(stub))
-        return stub.counts["chat"], stub.counts["embeddings"], stub.counts["prompt_chars"]
+        return replies.counts["chat"], stub.embedding_requests, replies.counts["prompt_chars"]
 
 
 def main() -> None:

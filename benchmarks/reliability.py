@@ -442,9 +442,15 @@ def extra_rows(harness: Harness, clean: Snapshot, planned: int, kills: int, seed
             rows[-1].said = said
     if kills:
         rates = FaultRates(transport=0.2, seed=seed, hang_s=3.0)
-        run, requests, seconds, _ = harness.killed_run("killed-faults", max(2, kills // 2), random.Random(seed), rates)
-        label = f"{max(2, kills // 2)}x kill, tr 0.2"
-        rows.append(compare(label, clean, Snapshot.read(run, requests), planned, seconds))
+        run, requests, seconds, code = harness.killed_run(
+            "killed-faults", max(2, kills // 2), random.Random(seed), rates
+        )
+        got = Snapshot.read(run, requests)
+        row = compare(f"{max(2, kills // 2)}x kill, tr 0.2", clean, got, planned, seconds)
+        served = Served.read(harness.stub)
+        row.unrecorded = served.model_requests - got.recorded_calls
+        row.journaled = journaled_calls(run)
+        rows.append(with_outcome(row, got, served, code))
     outputs, leaks, where = more.secrets_grep(harness, workdir)
     row = Row("secrets grep")
     row.said = [f"{outputs} outputs grepped (run files, cache, report, exports, terminal), {leaks} with the secret"]
@@ -462,7 +468,8 @@ def print_rows(rows: list[Row]) -> None:
     for r in rows:
         lost = "/".join(str(v) for v in r.lost.values())
         dup = "/".join(str(v) for v in r.duplicated.values())
-        outcome = f"{r.status} (exit {r.exit_code})"
+        # the extra rows run several commands: their exit codes are in the lines printed under the table
+        outcome = f"{r.status} (exit {r.exit_code})" if r.exit_code is not None else (r.status or "-")
         calls = "-" if r.spend_calls is None else f"{r.spend_calls:.3f}"
         tokens = "-" if r.spend_tokens is None else f"{r.spend_tokens:.3f}"
         print(
@@ -472,11 +479,16 @@ def print_rows(rows: list[Row]) -> None:
     print("spend rec/served: model requests, then prompt tokens, recorded in the manifest / served by the stub")
     for r in rows:
         if r.unrecorded is not None:
-            print(
+            line = (
                 f"{r.label}: {r.unrecorded} model requests served but not recorded (manifest {r.recorded_calls}, "
-                f"spend.jsonl {r.journaled}); {r.in_flight_at_kills} reached the stub within {r.in_flight_window_s} s "
-                f"before a kill; {r.kills_mid_work} of the kills came after new requests"
+                f"spend.jsonl {r.journaled})"
             )
+            if r.in_flight_at_kills is not None:  # under faults a hung request has no in-flight window to count
+                line += (
+                    f"; {r.in_flight_at_kills} reached the stub within {r.in_flight_window_s} s before a kill; "
+                    f"{r.kills_mid_work} of the kills came after new requests"
+                )
+            print(line)
     for r in rows:
         for example in r.examples:
             print(f"  {r.label}: from a fault: {example}")

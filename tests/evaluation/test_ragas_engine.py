@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -13,16 +12,9 @@ from ragdive.errors import ConfigError
 from ragdive.evaluation.ragas_adapter import import_ragas
 from ragdive.records import Context
 from ragdive.store import RunStore
+from ragdive.testing import StubServer
+from ragdive.testing.schema_replies import SchemaReplies
 from tests.factories import make_conversation
-
-STUB = Path(__file__).resolve().parents[2] / "benchmarks" / "openai_stub.py"
-
-
-def load_stub():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("openai_stub", STUB)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
 
 
 def test_missing_ragas_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,7 +42,8 @@ def test_ragas_engine_scores_through_ragas_and_counts_its_calls(
     except ConfigError as exc:
         pytest.skip(str(exc))
     store = run_with_contexts(tmp_path / "runs", k=3)
-    with load_stub().CountingStub() as stub:
+    replies = SchemaReplies()
+    with StubServer(reply=replies) as stub:
         config = tmp_path / "exp.yaml"
         config.write_text(
             f"models:\n  judge:\n    model: openai/stub\n    base_url: {stub.base_url}\n"
@@ -59,7 +52,7 @@ def test_ragas_engine_scores_through_ragas_and_counts_its_calls(
             encoding="utf-8",
         )
         assert main(["evaluate", str(store.path), "--config", str(config)]) == 0
-        chat_calls = stub.counts["chat"]
+        chat_calls = replies.counts["chat"]
     out = capsys.readouterr().out
     scores = store.scores().records
     assert {s.metric for s in scores} == {

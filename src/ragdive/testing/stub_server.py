@@ -65,6 +65,7 @@ class StubServer:
         self.host = host
         self.port = port
         self.requests: list[ReceivedRequest] = []
+        self.embedding_requests = 0
         self._faults: deque[Fault] = deque()
         self._rates: FaultRates | None = None
         self._rng = random.Random(0)
@@ -155,6 +156,7 @@ class StubServer:
             routes=[
                 Route("/v1/chat/completions", self._chat, methods=["POST"]),
                 Route("/v1/models", self._models, methods=["GET"]),
+                Route("/v1/embeddings", self._embeddings, methods=["POST"]),
                 # control API, so a harness can program a server running in another process (StubProcess)
                 Route("/_stub/plan", self._control_plan, methods=["POST"]),
                 Route("/_stub/reset", self._control_reset, methods=["POST"]),
@@ -187,6 +189,16 @@ class StubServer:
             return JSONResponse(
                 {"count": len(self.requests), "peak_in_flight": self.peak_in_flight, "in_flight": self.in_flight}
             )
+
+    async def _embeddings(self, request: Request) -> Response:
+        """A fixed 3-number vector per input (for libraries that embed, e.g. Ragas' answer similarity), counted."""
+        body = await request.json()
+        inputs = body.get("input")
+        inputs = inputs if isinstance(inputs, list) else [inputs]
+        with self._lock:
+            self.embedding_requests += 1
+        data = [{"object": "embedding", "index": i, "embedding": [0.1, 0.2, 0.3]} for i in range(len(inputs))]
+        return JSONResponse({"object": "list", "data": data, "model": self.model, "usage": {"prompt_tokens": 1}})
 
     async def _models(self, request: Request) -> Response:
         return JSONResponse({"object": "list", "data": [{"id": self.model, "object": "model"}]})
