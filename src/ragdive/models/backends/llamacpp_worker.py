@@ -7,7 +7,7 @@ SIGSEGV/SIGILL at the first decode) or a generation past its timeout costs a wor
 Protocol: JSON lines. The worker writes ``{"ready": true}`` (or ``{"error": ...}``) once the model is loaded, then
 answers each request line ``{"id", "prompt" | "messages", "schema", "kwargs"}`` with ``{"id", "text",
 "finish_reason", "usage"}`` or ``{"id", "error"}``. It exits when stdin closes (the parent is gone).
-Only the standard library and llama_cpp are imported: the worker starts in well under a second.
+Only the standard library, llama_cpp and its numpy are imported: the worker starts in well under a second.
 """
 
 from __future__ import annotations
@@ -60,7 +60,10 @@ def serve(load: Callable[[], Handler], channel: IO[str] | None = None) -> int:
 def llama_handler(model: str, n_ctx: int, n_threads: int | None) -> Handler:
     import llama_cpp
 
-    llm: Any = llama_cpp.Llama(model_path=model, n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+    from .llamacpp_sampling import grammar_checked_llama
+
+    # grammar calls check the sampled token first (llamacpp_sampling: ~3x fewer ms per constrained token)
+    llm: Any = grammar_checked_llama(model_path=model, n_ctx=n_ctx, n_threads=n_threads, verbose=False)
     # Compiled grammars, least recently used first: a run uses a handful of schemas, but a long-lived worker
     # (a sweep, a notebook) must not grow without bound.
     grammars: OrderedDict[str, Any] = OrderedDict()
