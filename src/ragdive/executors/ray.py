@@ -35,6 +35,7 @@ from ..pipeline.sweep_plan import PlannedRun, SweepPlan
 from ..store.mirror import RunBatch, RunMirror, run_files
 from ..store.session import Ending
 from .base import Executor, ExecutorRequest, ExperimentJob
+from .ray_inputs import absolute_inputs, pack
 from .ray_worker import RunOrder, RunWorker
 
 T = TypeVar("T")
@@ -105,6 +106,8 @@ class RayExecutor(Executor):
         self._worker: Any = None
         self._idle: list[Any] = []
         """Workers between runs. At most ``concurrency`` exist: run_all lets no more runs in at once."""
+        self._inputs: Any = None
+        """The object ref of the input files, once put (shipped)."""
 
     @classmethod
     def for_plan(cls, plan: SweepPlan, *, address: str | None = None, **options: Any) -> RayExecutor:
@@ -161,7 +164,7 @@ class RayExecutor(Executor):
         if self._started:
             _ray().shutdown()
             self._started = False
-        self._worker = None
+        self._worker = self._inputs = None
 
     # -- the Executor interface (ragdive.executors.base) --------------------------------------------------------
     async def run_experiment(self, job: ExperimentJob) -> PipelineOutcome:
@@ -236,8 +239,16 @@ class RayExecutor(Executor):
                 # a dead worker fails its drain and its order alike: the order's error is the drain's, known
                 result.add_done_callback(_retrieve)
 
+    def shipped(self, configs: list[ExperimentConfig]) -> Any:
+        """The object ref of ``configs``' input files (ray_inputs), packed and put once per executor: a worker on a
+        node without the driver's paths writes them to its scratch directory."""
+        if self._inputs is None:
+            self._inputs = _ray().put(pack(configs))
+        return self._inputs
+
     def _order(self, job: RunJob) -> RunOrder:
-        cell = dataclasses.replace(job.planned.cell, config=worker_share(job.planned.cell.config, self.concurrency))
+        config = absolute_inputs(worker_share(job.planned.cell.config, self.concurrency))
+        cell = dataclasses.replace(job.planned.cell, config=config)
         planned = PlannedRun(cell, job.planned.repeat)
         static = None
         if job.planned.static and job.static_dataset is not None:
@@ -250,6 +261,7 @@ class RayExecutor(Executor):
             static_dataset=static,
             no_cache=cache is None,
             cache_dir=str(Path(cache.directory).resolve()) if cache is not None else None,
+            inputs=self.shipped([absolute_inputs(c.config) for c in job.plan.cells]),
         )
 
 

@@ -37,6 +37,7 @@ from ..store.mirror import RunBatch, RunMirror, SpendMirror, run_files
 from ..store.session import Ending, RunSession
 from . import check_executor
 from .ray import RayExecutor, _ray, ray_error, worker_share
+from .ray_inputs import absolute_inputs
 from .ray_worker import ShardOrder
 
 ENDINGS = ("failed", "budget_exceeded", "interrupted")
@@ -128,12 +129,13 @@ async def run_sharded(
             totals[0] = session.recorder.record(spend=spent.snapshot(), limits=limits).totals
 
         order = ShardOrder(
-            config=shard_config(config, shards, executor.concurrency, started.totals, seeded_totals),
+            config=absolute_inputs(shard_config(config, shards, executor.concurrency, started.totals, seeded_totals)),
             shard=part.shard,
             run_id=store.path.name,
             files=files,
             no_cache=cache is None,
             cache_dir=cache,
+            inputs=executor.shipped([absolute_inputs(config)]),
         )
         try:
             mirror = RunMirror.part(store, spent, add_spend)
