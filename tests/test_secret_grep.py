@@ -152,3 +152,16 @@ def test_redaction_leaves_ordinary_text_alone(text: str, kept: str) -> None:
     from ragdive.redaction import redact_text
 
     assert kept in redact_text(text)
+
+
+def test_a_configured_url_s_token_segment_is_learned_but_a_long_folder_name_is_not() -> None:
+    """A sqlite or file URI names folders, which can be long words with a digit (a pytest folder, a dated
+    project): masking them hid the run directory ragdive printed. A token-like segment still is a secret."""
+    from ragdive.redaction import redact_text, register_config_secrets
+
+    folder = "my_evaluation_project_results_2026"
+    token = "abcdEFGH1234ijklMNOP5678qrst"
+    register_config_secrets({"mlflow_tracking_uri": f"sqlite:////home/me/{folder}/mlflow.db"})
+    register_config_secrets({"url": f"https://hooks.example/services/{token}"})
+    shown = redact_text(f"run written to /home/me/{folder}/runs/r1; hook {token}")
+    assert folder in shown and token not in shown

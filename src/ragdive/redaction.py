@@ -40,6 +40,14 @@ _USERINFO = re.compile(r"^([a-z][a-z0-9+.-]*://)([^/@?#]*)@", re.IGNORECASE)
 _QUERY_PARAM = re.compile(r"([?&;])([^=&;#]+)=([^&;#]*)")
 _PATH_TOKEN = re.compile(r"(?<=/)(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{24,}(?=[/?#]|$)")
 """A path segment that looks like a credential (24+ letters and digits, like a webhook's token)."""
+_WORDS = re.compile(r"[A-Za-z]+(?:[_-][A-Za-z0-9]+){2,}")
+"""Words joined by _ or - (a folder or file name: my_project_2024, test_run_results0): not a credential, even when
+long and with a digit; a token does not read as words."""
+
+
+def _token_segments(path: str) -> list[str]:
+    return [seg for seg in _PATH_TOKEN.findall(path) if not _WORDS.fullmatch(seg)]
+
 
 _FIXED_PATTERNS = {
     # a secret-named field of JSON text, its string value masked: "api_key": "sk-..." in a line or a message
@@ -127,7 +135,7 @@ def _register_url(url: str) -> None:
     for _, name, value in _QUERY_PARAM.findall(url):
         if _secret_param(name, value):
             register_secret(value)
-    for segment in _PATH_TOKEN.findall(url.split("?", 1)[0]):
+    for segment in _token_segments(url.split("?", 1)[0]):
         register_secret(segment)
 
 
@@ -171,7 +179,7 @@ def _mask_url(url: str, every_value: bool = False) -> str:
 
     url = _QUERY_PARAM.sub(query, url)
     head, sep, tail = url.partition("?")
-    return _PATH_TOKEN.sub(MASK, head) + sep + tail
+    return _PATH_TOKEN.sub(lambda m: m.group(0) if _WORDS.fullmatch(m.group(0)) else MASK, head) + sep + tail
 
 
 def _mask_userinfo(userinfo: str) -> str:

@@ -7,17 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..records import Conversation, Rejection, Score, Totals, Turn
+from ..records import Conversation, Score, Totals
 from ..store import RunStore
-from .observer import Observer
+from .observer import Observer, Relay
 
 
-class LiveTraces(Observer):
+class LiveTraces(Relay):
     def __init__(self, inner: Observer, endpoint: str) -> None:
         from ..interop.otlp import _require_otel
 
         _require_otel()  # a missing extra is a ConfigError before anything runs
-        self.inner = inner
+        super().__init__(inner)
         self.endpoint = endpoint
         self.tracer: Any = None
 
@@ -26,38 +26,19 @@ class LiveTraces(Observer):
 
         manifest = RunStore.open(run_dir).read_manifest()
         self.tracer = RunTracer(manifest.run_id, manifest.models, endpoint=self.endpoint)
-        self.inner.run_created(run_dir, to_do)
+        super().run_created(run_dir, to_do)
 
     def conversation(self, conversation: Conversation, totals: Totals) -> None:
         if self.tracer is not None:
             self.tracer.conversation(conversation)
-        self.inner.conversation(conversation, totals)
+        super().conversation(conversation, totals)
 
     def scored(self, score: Score) -> None:
         if self.tracer is not None:
             self.tracer.score(score)
-        self.inner.scored(score)
+        super().scored(score)
 
     def close(self) -> None:
         """Send what is buffered; a collector that did not take the spans is a ConfigError naming it."""
         if self.tracer is not None:
             self.tracer.close()
-
-    # the rest goes to the caller's observer unchanged
-    def started(self, total: int, already_done: int, totals: Totals) -> None:
-        self.inner.started(total, already_done, totals)
-
-    def turn(self, conversation_id: str, turn: Turn) -> None:
-        self.inner.turn(conversation_id, turn)
-
-    def rejection(self, rejection: Rejection) -> None:
-        self.inner.rejection(rejection)
-
-    def note(self, line: str) -> None:
-        self.inner.note(line)
-
-    def answered(self, conversation: Conversation) -> None:
-        self.inner.answered(conversation)
-
-    def scoring_started(self, total: int | None, done: int) -> None:
-        self.inner.scoring_started(total, done)

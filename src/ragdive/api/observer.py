@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..records import Conversation, Score
+from ..records import Conversation, Rejection, Score, Totals, Turn
 from ..simulation import RunObserver
 
 
@@ -38,3 +38,47 @@ class Observer(RunObserver):
 
     def run_ended(self, run_id: str, cell: str, status: str, error: str | None) -> None:
         """`sweep`: a run ended (or was found finished), with its status and error."""
+
+
+class Relay(Observer):
+    """An observer that passes everything on to ``inner``: a live sink (OpenTelemetry, MLflow) overrides what it
+    uses and calls ``super()``, so the caller's display still hears of every event."""
+
+    def __init__(self, inner: Observer) -> None:
+        self.inner = inner
+
+    def started(self, total: int, already_done: int, totals: Totals) -> None:
+        self.inner.started(total, already_done, totals)
+
+    def turn(self, conversation_id: str, turn: Turn) -> None:
+        self.inner.turn(conversation_id, turn)
+
+    def rejection(self, rejection: Rejection) -> None:
+        self.inner.rejection(rejection)
+
+    def conversation(self, conversation: Conversation, totals: Totals) -> None:
+        self.inner.conversation(conversation, totals)
+
+    def note(self, line: str) -> None:
+        self.inner.note(line)
+
+    def run_created(self, run_dir: Path, to_do: int | None = None) -> None:
+        self.inner.run_created(run_dir, to_do)
+
+    def answered(self, conversation: Conversation) -> None:
+        self.inner.answered(conversation)
+
+    def scoring_started(self, total: int | None, done: int) -> None:
+        self.inner.scoring_started(total, done)
+
+    def scored(self, score: Score) -> None:
+        self.inner.scored(score)
+
+    def sweep_started(self, sweep_dir: Path, cells: int, runs: int) -> None:
+        self.inner.sweep_started(sweep_dir, cells, runs)
+
+    def run_started(self, run_id: str, cell: str, how: str) -> None:
+        self.inner.run_started(run_id, cell, how)
+
+    def run_ended(self, run_id: str, cell: str, status: str, error: str | None) -> None:
+        self.inner.run_ended(run_id, cell, status, error)

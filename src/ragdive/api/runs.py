@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ..config import ExperimentConfig
 from ..store import RunStore
 from .configs import ConfigLike, Overrides, load_experiment, with_roles
 from .observer import Observer
@@ -47,18 +48,13 @@ async def arun(
     experiment = load_experiment(
         config, overrides, models=models, conversations=conversations, max_turns=max_turns, repeat=repeat
     )
-    observer = observer or Observer()
-    live = None
-    if experiment.observability.otlp_endpoint:
-        from .live_traces import LiveTraces
-
-        observer = live = LiveTraces(observer, experiment.observability.otlp_endpoint)
+    observer, sinks = live_sinks(experiment, observer or Observer())
     options = RunOptions(
         output=_path(output), resume=_path(resume), no_cache=no_cache, cache_dir=cache_dir, observer=observer
     )
     async with AsyncExitStack() as resources:
-        if live is not None:  # closed last: every span of the run sent (or the collector named) when arun returns
-            resources.callback(live.close)
+        for sink in sinks:  # closed last: every span sent and the MLflow run ended when arun returns
+            resources.callback(sink.close)
         resources.callback(chosen.close)
         line = chosen.start()  # before the run exists: a missing extra or a wrong address leaves no run behind
         if line:
@@ -215,6 +211,23 @@ async def areplay(
         target_errors=outcome.errors,
         source_dir=outcome.source.path,
     )
+
+
+def live_sinks(experiment: ExperimentConfig, observer: Observer) -> tuple[Observer, list[Any]]:
+    """The caller's observer wrapped by the live sinks the config asks for (`observability`), and the sinks."""
+    sinks: list[Any] = []
+    settings = experiment.observability
+    if settings.otlp_endpoint:
+        from .live_traces import LiveTraces
+
+        observer = LiveTraces(observer, settings.otlp_endpoint)
+        sinks.append(observer)
+    if settings.mlflow_tracking_uri:
+        from .live_mlflow import LiveMlflow
+
+        observer = LiveMlflow(observer, settings.mlflow_tracking_uri, settings.mlflow_experiment)
+        sinks.append(observer)
+    return observer, sinks
 
 
 def _asking_hooks(observer: Observer) -> AskingHooks:

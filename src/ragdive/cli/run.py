@@ -35,6 +35,9 @@ def run_cmd(
     otel: str | None = typer.Option(
         None, "--otel", help="Send traces live to this OTLP/HTTP collector (observability.otlp_endpoint; extra otel)."
     ),
+    mlflow: str | None = typer.Option(
+        None, "--mlflow", help="Log the run live to this MLflow tracking URI (observability.mlflow_tracking_uri)."
+    ),
 ) -> None:
     """Simulate conversations with the target, then score them with the judge: one run directory holds both.
     Prints the per-metric summary and the run directory. With --executor ray the conversations are split into
@@ -58,5 +61,9 @@ def run_cmd(
         address=address,
         shards=shards,
         strict=strict,
-        overrides={"observability.otlp_endpoint": otel} if otel else None,
+        overrides={
+            **({"observability.otlp_endpoint": otel} if otel else {}),
+            **({"observability.mlflow_tracking_uri": mlflow} if mlflow else {}),
+        }
+        or None,
     )

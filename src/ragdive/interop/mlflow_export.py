@@ -63,43 +63,95 @@ def metric_values(run: RunScores) -> tuple[dict[str, float], dict[str, list[tupl
 
 
 def _log_one(mlflow: Any, store: RunStore, tags: dict[str, str] | None = None) -> str:
-    from .export import read_run_data
-
     manifest = store.read_manifest()
-    data = read_run_data(store)
-    scores = RunScores.from_store(store)
-    metrics, curves = metric_values(scores)
     with mlflow.start_run(run_name=manifest.name or manifest.run_id, nested=bool(tags)) as active:
-        mlflow.set_tags(
-            {
-                "ragdive.run_id": manifest.run_id,
-                "ragdive.kind": manifest.kind,
-                "ragdive.status": manifest.status,
-                **{f"ragdive.model.{role}": model for role, model in manifest.models.items()},
-                **(tags or {}),
-            }
-        )
-        params = flatten(manifest.config or {})
-        items = list(params.items())
-        for i in range(0, len(items), 100):  # MLflow takes at most 100 params per batch
-            mlflow.log_params(dict(items[i : i + 100]))
-        if metrics:
-            mlflow.log_metrics(metrics)
-        for metric, points in curves.items():
-            for step, value in points:
-                mlflow.log_metric(f"{metric}/by_turn", value, step=step)
-        columns, rows = data.tables["turns"]
-        if rows:
-            mlflow.log_table({c: [r.get(c) for r in rows] for c in columns}, artifact_file="turns.json")
-        with tempfile.TemporaryDirectory() as tmp:
-            from .export import export_run
-
-            export_run(store, Path(tmp), ["csv"])
-            mlflow.log_artifacts(tmp, artifact_path="tables")
-        mlflow.log_artifact(str(store.path / "manifest.json"))
-        if store.report_path.is_file():
-            mlflow.log_artifact(str(store.report_path))
+        mlflow.set_tags(run_tags(manifest, tags))
+        log_params(mlflow, manifest.config or {})
+        log_contents(mlflow, store)
         return str(active.info.run_id)
+
+
+def run_tags(manifest: Any, tags: dict[str, str] | None = None) -> dict[str, str]:
+    return {
+        "ragdive.run_id": manifest.run_id,
+        "ragdive.kind": manifest.kind,
+        "ragdive.status": manifest.status,
+        **{f"ragdive.model.{role}": model for role, model in manifest.models.items()},
+        **(tags or {}),
+    }
+
+
+def log_params(mlflow: Any, config: dict[str, Any]) -> None:
+    items = list(flatten(config).items())
+    for i in range(0, len(items), 100):  # MLflow takes at most 100 params per batch
+        mlflow.log_params(dict(items[i : i + 100]))
+
+
+def log_contents(mlflow: Any, store: RunStore) -> None:
+    """Into the active MLflow run: the run's metrics, per-turn curves, turn table, tables, manifest and report."""
+    from .export import export_run, read_run_data
+
+    data = read_run_data(store)
+    metrics, curves = metric_values(RunScores.from_store(store))
+    if metrics:
+        mlflow.log_metrics(metrics)
+    for metric, points in curves.items():
+        for step, value in points:
+            mlflow.log_metric(f"{metric}/by_turn", value, step=step)
+    columns, rows = data.tables["turns"]
+    if rows:
+        mlflow.log_table({c: [r.get(c) for r in rows] for c in columns}, artifact_file="turns.json")
+    with tempfile.TemporaryDirectory() as tmp:
+        export_run(store, Path(tmp), ["csv"])
+        mlflow.log_artifacts(tmp, artifact_path="tables")
+    mlflow.log_artifact(str(store.path / "manifest.json"))
+    if store.report_path.is_file():
+        mlflow.log_artifact(str(store.report_path))
+
+
+class ClientRun:
+    """The fluent calls this module makes (log_params, log_metrics, log_table...), on one run through an explicit
+    MlflowClient: a live run must not set MLflow's process-wide tracking URI or active run, which would redirect a
+    later export in the same process."""
+
+    def __init__(self, tracking_uri: str, experiment: str, run_name: str, tags: dict[str, str]) -> None:
+        from mlflow import MlflowClient
+
+        self.client = MlflowClient(tracking_uri=tracking_uri)
+        found = self.client.get_experiment_by_name(experiment)
+        experiment_id = found.experiment_id if found is not None else self.client.create_experiment(experiment)
+        self.run_id = str(self.client.create_run(experiment_id, run_name=run_name, tags=tags).info.run_id)
+
+    def log_params(self, params: dict[str, str]) -> None:
+        from mlflow.entities import Param
+
+        self.client.log_batch(self.run_id, params=[Param(k, v) for k, v in params.items()])
+
+    def log_metrics(self, metrics: dict[str, float], step: int | None = None) -> None:
+        import time
+
+        from mlflow.entities import Metric
+
+        now = int(time.time() * 1000)
+        self.client.log_batch(self.run_id, metrics=[Metric(k, v, now, step or 0) for k, v in metrics.items()])
+
+    def log_metric(self, key: str, value: float, step: int | None = None) -> None:
+        self.client.log_metric(self.run_id, key, value, step=step)
+
+    def log_table(self, data: dict[str, list[Any]], artifact_file: str) -> None:
+        self.client.log_table(self.run_id, data=data, artifact_file=artifact_file)
+
+    def log_artifacts(self, local_dir: str, artifact_path: str | None = None) -> None:
+        self.client.log_artifacts(self.run_id, local_dir, artifact_path)
+
+    def log_artifact(self, local_path: str) -> None:
+        self.client.log_artifact(self.run_id, local_path)
+
+    def set_tag(self, key: str, value: str) -> None:
+        self.client.set_tag(self.run_id, key, value)
+
+    def end(self, status: str) -> None:
+        self.client.set_terminated(self.run_id, status)
 
 
 def _setup(experiment: str | None) -> Any:
@@ -119,9 +171,7 @@ def log_sweep(sweep: SweepStore, *, experiment: str | None = None) -> str:
     index = sweep.read()
     with mlflow.start_run(run_name=index.name) as parent:
         mlflow.set_tags({"ragdive.kind": "sweep", "ragdive.status": index.status, "ragdive.baseline": index.baseline})
-        items = list(flatten(index.config).items())
-        for i in range(0, len(items), 100):
-            mlflow.log_params(dict(items[i : i + 100]))
+        log_params(mlflow, index.config)
         tables = sweep.path / "tables.json"
         if tables.is_file():
             mlflow.log_artifact(str(tables))
