@@ -88,6 +88,7 @@ def simulation(name: str, probe: bool = False) -> dict[str, Any]:
             "checks": [("ground_truth_unsupported", CHECK_DESCRIPTIONS[FailedCheck.GROUND_TRUTH_UNSUPPORTED])],
         },
         "generator_unreadable": {"number": 3, "error": "missing field rag_input"},
+        "generator_end": {"number": 3},
         "validator_system": {"persona": PERSONA, "checks": CHECKS},
         "validator_user": {**common, "draft_json": json.dumps(DRAFT.model_dump(mode="json"), indent=1)},
         "base/generator": {**common, "persona": PERSONA},
@@ -206,6 +207,11 @@ EXPECTED_LINES: dict[tuple[str, str], list[str]] = {
     ("ragdive.simulation", "generator_turn"): ["# Source documents", "</document>", *HISTORY_LINES, "Write turn 3."],
     ("ragdive.simulation", "generator_redraft"): ["A reviewer rejected this draft of turn 3.", "Failed checks:"],
     ("ragdive.simulation", "generator_unreadable"): [],
+    ("ragdive.simulation", "generator_end"): [
+        "# You may end the conversation instead",
+        "The conversation has had 2 turns. Instead of writing turn 3, the user you play may end",
+        "Fill `end_reason` first:",
+    ],
     ("ragdive.simulation", "validator_system"): [
         PERSONA.description,
         "- follow-up: builds on an earlier question"

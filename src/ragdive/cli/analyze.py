@@ -183,6 +183,7 @@ def _table(title: str, columns: list[str]) -> Table:
 def print_analysis(name: str, a: ConversationAnalysis, n_runs: int) -> None:
     out.print(f"[bold]{name}[/]: {a.conversations} conversations from {n_runs} run(s)")
     print_flow(a)
+    print_lengths(a)
     print_uniqueness(a.uniqueness)
     if a.uniqueness_judge is not None:
         print_uniqueness(a.uniqueness_judge)
@@ -199,6 +200,21 @@ def print_flow(a: ConversationAnalysis) -> None:
         cells = [f"{_pct(shares.shares[t])} ({shares.counts[t]})" for t in types]
         table.add_row(label, str(shares.n), *cells)
     out.print(table)
+
+
+def print_lengths(a: ConversationAnalysis) -> None:
+    lengths = a.lengths
+    if lengths is None or not lengths.conversations:
+        return
+    stops = [stop for stop, n in lengths.stops.items() if n]  # the stops that occurred
+    title = f"conversation length (mean {_fmt(lengths.mean)} turns, median {lengths.median:g})"
+    table = _table(title, ["turns", "conversations", *(f"stop: {s}" for s in stops)])
+    for turns, n in lengths.counts.items():
+        table.add_row(str(turns), str(n), *(str(lengths.by_stop[s].get(turns, 0)) for s in stops))
+    table.add_row("all", str(lengths.conversations), *(str(lengths.stops[s]) for s in stops))
+    out.print(table)
+    for reason in lengths.user_end_reasons[:5]:  # a few of the users' own words; --json has them all
+        out.print(f"  user ended: {reason}", markup=False)
 
 
 def print_uniqueness(u: Uniqueness) -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import Section
 
@@ -13,7 +13,15 @@ class SimulationConfig(Section):
     conversations: int = Field(default=10, ge=1)
     """Conversations to simulate."""
     max_turns: int = Field(default=5, ge=1)
-    """Turns per conversation."""
+    """Turns per conversation (with stop: satisfied, the most a conversation has)."""
+    stop: Literal["fixed", "satisfied"] = "fixed"
+    """When a conversation ends. fixed (the paper's): after max_turns turns. satisfied: from turn min_turns + 1 on,
+    the simulated user may end it instead of drafting the next turn, with a reason, once its questions are answered
+    (recorded per conversation: stop_reason user, user_end_reason); never on an unanswerable probe's turn. Needs a
+    chat-profile user model. fixed sends exactly the prompts and schemas it always did."""
+    min_turns: int = Field(default=2, ge=1)
+    """With stop: satisfied, the turns every conversation has before the user may end it (at most max_turns);
+    ignored with stop: fixed."""
     personas: list[str] = Field(default_factory=lambda: ["precise"], min_length=1)
     """Persona names, used in rotation; built-ins (precise, attentive, confused, skeptical, explorer) or names
     from persona_files."""
@@ -39,3 +47,12 @@ class SimulationConfig(Section):
     evidence_threshold: float = Field(default=0.85, gt=0, le=1)
     """Share of an evidence quote's words that must appear, in order, in a passage of the document for the quote
     to count as found (tolerates small copying slips; 1.0 demands an exact normalised match)."""
+
+    @model_validator(mode="after")
+    def _min_turns_fit(self) -> SimulationConfig:
+        if self.stop == "satisfied" and self.min_turns > self.max_turns:
+            raise ValueError(
+                f"min_turns ({self.min_turns}) is more than max_turns ({self.max_turns}): with stop: satisfied a "
+                "conversation has at least min_turns turns"
+            )
+        return self

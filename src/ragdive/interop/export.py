@@ -45,7 +45,17 @@ TURN_COLUMNS = [
     "latency_s",
     "error",
 ]
-CONVERSATION_COLUMNS = ["run_id", "conversation_id", "persona", "document_ids", "status", "turns", "end_reason"]
+CONVERSATION_COLUMNS = [
+    "run_id",
+    "conversation_id",
+    "persona",
+    "document_ids",
+    "status",
+    "turns",
+    "end_reason",
+    "stop_reason",
+    "user_end_reason",
+]
 
 
 def _score_columns(scores: Iterable[Score], per_turn: bool) -> list[str]:
@@ -102,6 +112,8 @@ def conversation_rows(
             "status": conversation.status,
             "turns": len(conversation.turns),
             "end_reason": conversation.end_reason or conversation.error,
+            "stop_reason": conversation.stop_reason,
+            "user_end_reason": conversation.user_end_reason,
         }
         _put_scores(row, score_columns, lambda m, c=conversation: by_conversation.get((c.id, m)))
         rows.append(row)

@@ -115,6 +115,11 @@ async def prepare_run(
     models = models_for_roles(config.models, roles, context=context)
     for model in models.values():
         resources.push_async_callback(model.aclose)
+    if sim.stop == "satisfied" and models["user"].prompt_profile == "base":
+        raise ConfigError(
+            f"simulation.stop: satisfied needs a user model that follows instructions; {models['user'].name} has the "
+            "base prompt profile (set models.user.prompt_profile: chat, or use stop: fixed)"
+        )
     target = build_experiment_target(config, model=models.get("target"))
     resources.push_async_callback(target.aclose)
     await target.check_reachable()  # a target that is down fails now, not after the first drafts
@@ -128,7 +133,7 @@ async def prepare_run(
             kind="dynamic",
             seed=config.seed,
             models={role: model.name for role, model in models.items()},
-            roles={role: model.setup(_prompts_of(role, model)) for role, model in models.items()},
+            roles={role: model.setup(_prompts_of(role, model, sim.stop)) for role, model in models.items()},
             target=target.describe(),
         )
         resources.enter_context(writer_lock(store.path))
@@ -145,6 +150,8 @@ async def prepare_run(
             max_attempts=sim.max_attempts,
             on_exhausted=sim.on_exhausted,
             unanswerable_rate=sim.unanswerable_rate,
+            stop=sim.stop,
+            min_turns=sim.min_turns,
         ),
         concurrency=sim.concurrency,
         observer=options.observer,
@@ -152,6 +159,6 @@ async def prepare_run(
     return PreparedRun(store=store, runner=runner, models=models, target=target, corpus=loaded.summary)
 
 
-def _prompts_of(role: str, model: Model) -> str | None:
+def _prompts_of(role: str, model: Model, stop: str) -> str | None:
     """The fingerprint of what the simulation sends ``role`` (the target's prompts are the target's own)."""
-    return prompt_fingerprint(role, model.prompt_profile) if role in ("user", "validator") else None
+    return prompt_fingerprint(role, model.prompt_profile, stop) if role in ("user", "validator") else None

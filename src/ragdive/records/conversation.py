@@ -189,12 +189,19 @@ class Conversation(Record):
     turns: list[Turn] = Field(default_factory=list)
     """Finished turns, in order."""
     status: Literal["finished", "ended_early", "error"] = "finished"
-    """finished: reached max turns; ended_early: the validator loop gave up or the target failed (see end_reason);
-    error: something else failed (see error)."""
+    """finished: reached max turns, or the simulated user ended it (stop_reason user); ended_early: the validator
+    loop gave up or the target failed (see end_reason); error: something else failed (see error)."""
     error: str | None = None
     """What failed, when status is error."""
     end_reason: str | None = None
     """Why the conversation ended before max turns (status ended_early)."""
+    stop_reason: Literal["max_turns", "user"] | None = None
+    """How a finished conversation stopped: max_turns (it has simulation.max_turns turns) or user (the simulated
+    user ended it, simulation.stop: satisfied; see user_end_reason). None: not finished (see end_reason and error),
+    or not recorded (imported runs; runs written before schema version 6, whose finished conversations all
+    reached max_turns)."""
+    user_end_reason: str | None = None
+    """The simulated user's own reason for ending the conversation (stop_reason user)."""
     started: datetime = Field(default_factory=utc_now)
     """When the conversation started."""
     finished: datetime = Field(default_factory=utc_now)

@@ -95,6 +95,25 @@ def flow_figure(flow: dict[str, Any]) -> Any | None:
     return {"data": data, "layout": layout}
 
 
+def lengths_figure(lengths: dict[str, Any] | None) -> Any | None:
+    """Conversations per number of turns, stacked by what stopped them (only the stops that occurred)."""
+    if not lengths or not lengths["counts"]:
+        return None
+    turns = list(lengths["counts"])
+    data = [
+        {"type": "bar", "x": turns, "y": [by_turns.get(t, 0) for t in turns], "name": stop}
+        for stop, by_turns in lengths["by_stop"].items()
+        if lengths["stops"][stop]
+    ]
+    layout = _layout(
+        "conversation length",
+        barmode="stack",
+        xaxis={"title": {"text": "turns"}, "type": "category"},
+        yaxis={"title": {"text": "conversations"}},
+    )
+    return {"data": data, "layout": layout}
+
+
 def rejections_figure(rejections: dict[str, Any]) -> Any | None:
     """Validator rejections as a category × turn heat map."""
     cells = rejections["cells"]
@@ -122,6 +141,7 @@ def figures(analysis: dict[str, Any]) -> dict[str, Any]:
     made = {
         "curves": curves_figure(analysis["curves"]),
         "flow": flow_figure(analysis["flow"]),
+        "lengths": lengths_figure(analysis.get("lengths")),
         "rejections": rejections_figure(analysis["rejections"]),
     }
     return {k: v for k, v in made.items() if v is not None}

@@ -155,6 +155,8 @@ def conversation_view(c: Conversation, mine: list[Score]) -> dict[str, Any]:
         "documents": c.document_ids,
         "status": c.status,
         "end_reason": c.end_reason or c.error,
+        "stop_reason": c.stop_reason,
+        "user_end_reason": c.user_end_reason,
         "types": sorted({str(t.question_type) for t in c.turns}),
         "has_unscored": any(s.value is None for s in mine),
         "scores": [_score_view(s) for s in by_turn.get(None, [])],

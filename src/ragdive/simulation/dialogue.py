@@ -7,6 +7,11 @@ What ends a conversation early (status ``ended_early``, ``end_reason`` set):
   conversation stops there. A conversation that goes on after a missing answer is no longer a natural dialogue,
   and a broken target would otherwise spend generator and validator calls on every remaining turn.
 
+What ends a conversation before max_turns and keeps it ``finished`` (``stop_reason`` user): with
+``stop: satisfied``, the simulated user may end it instead of drafting a turn once it has ``min_turns`` turns (never
+on an unanswerable probe's turn: the probe plan decides those). Every other finished conversation has
+``stop_reason`` max_turns. The probe draw is made for every turn the loop reaches, as under ``fixed``.
+
 Any other exception is recorded on the conversation (status ``error``) with the turns finished so far. Only
 BudgetExceeded and cancellation escape: the runner stops the run without writing a half-done conversation.
 """
@@ -24,7 +29,7 @@ from ..records._base import utc_now
 from ..targets import DialogueState, Target
 from ..targets.watch import answer_turn
 from .checks import DocumentIndex
-from .generator import Generator, unreadable_messages
+from .generator import Generator, UserEnd, unreadable_messages
 from .validator import Validator
 
 
@@ -46,6 +51,13 @@ class DialogueSettings:
     max_attempts: int = 3
     on_exhausted: str = "accept"
     unanswerable_rate: float = 0.0
+    stop: str = "fixed"
+    """fixed: every conversation runs max_turns turns; satisfied: the user may end it after min_turns turns."""
+    min_turns: int = 2
+
+    def may_end(self, turn_index: int, probe: bool) -> bool:
+        """Whether the user may end the conversation instead of drafting turn ``turn_index`` (0-based)."""
+        return self.stop == "satisfied" and turn_index >= self.min_turns and not probe
 
 
 class Observer:
@@ -69,6 +81,8 @@ class _TurnOutcome:
     generation_errors: list[str]
     usage: dict[str, Usage]
     overruled: bool = False
+    user_end: UserEnd | None = None
+    """The user ended the conversation instead of drafting this turn."""
 
 
 async def run_dialogue(
@@ -103,6 +117,10 @@ async def run_dialogue(
             outcome = await _draft_turn(
                 plan, conversation, turn_index, probe, generator, validator, index, settings, rejections, observer
             )
+            if outcome.user_end is not None:
+                conversation.stop_reason = "user"
+                conversation.user_end_reason = outcome.user_end.reason
+                break
             if outcome.draft is None:
                 conversation.status = "ended_early"
                 conversation.end_reason = _exhausted_reason(turn_index, outcome)
@@ -124,6 +142,8 @@ async def run_dialogue(
                 conversation.status = "ended_early"
                 conversation.end_reason = f"the target failed on turn {turn_index + 1}: {turn.error}"
                 break
+        else:
+            conversation.stop_reason = "max_turns"
     except (BudgetExceeded, ModelStopped):
         raise  # the run stops: no budget left, or a model that fails every call (crashed, refused, down)
     except Exception as exc:  # recorded on this conversation; the others go on
@@ -148,6 +168,7 @@ async def _draft_turn(
     """The validator loop of one turn: at most ``max_attempts`` drafts, each rejected one sent back with its
     critique. Returns the accepted draft, the overruled last draft, or no draft (end the conversation)."""
     history = conversation.turns
+    may_end = settings.may_end(turn_index, probe)
     messages = generator.first_messages(
         persona=plan.persona,
         documents=plan.documents,
@@ -155,13 +176,22 @@ async def _draft_turn(
         turn_index=turn_index,
         probe=probe,
         shared_terms=plan.shared_terms,
+        may_end=may_end,
     )
     outcome = _TurnOutcome(draft=None, attempts=[], generation_errors=[], usage={})
     for attempt in range(1, settings.max_attempts + 1):
         try:
-            draft, usage = await generator.draft(
-                messages, probe=probe, seed=plan.seed, documents=plan.documents, turn_index=turn_index
-            )
+            if may_end and not outcome.attempts:  # the user decides before its first checked draft, not after
+                drafted, usage = await generator.draft_or_end(messages, seed=plan.seed)
+                if isinstance(drafted, UserEnd):
+                    _add_usage(outcome.usage, "user", usage)
+                    outcome.user_end = drafted
+                    return outcome
+                draft = drafted
+            else:
+                draft, usage = await generator.draft(
+                    messages, probe=probe, seed=plan.seed, documents=plan.documents, turn_index=turn_index
+                )
         except ModelOutputError as exc:
             message = str(exc).splitlines()[0][:500] if str(exc) else type(exc).__name__
             outcome.generation_errors.append(message)

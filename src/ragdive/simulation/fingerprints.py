@@ -10,7 +10,7 @@ from importlib import resources
 
 from ..models.structured import schema_text
 from .checks import CHECK_DESCRIPTIONS
-from .generator import DraftOutput, ProbeDraftOutput
+from .generator import DraftOutput, EndOrDraftOutput, ProbeDraftOutput
 from .validator import VerdictOutput
 
 _FILES = {
@@ -22,9 +22,10 @@ _FILES = {
 _SCHEMAS = {"user": (DraftOutput, ProbeDraftOutput), "validator": (VerdictOutput,)}
 
 
-def prompt_fingerprint(role: str, profile: str) -> str:
+def prompt_fingerprint(role: str, profile: str, stop: str = "fixed") -> str:
     """Twelve hex digits over the role's prompt files, the check descriptions and its schemas. The base profile's
-    user schema is built per document from its sentences (base_drafts.py); its rules are covered by the files."""
+    user schema is built per document from its sentences (base_drafts.py); its rules are covered by the files.
+    ``stop: satisfied`` adds the user's ending prompt and schema; ``fixed`` is the fingerprint runs always had."""
     digest = hashlib.sha256(f"{role}:{profile}".encode())
     folder = resources.files(__package__ or "ragdive.simulation").joinpath("prompts")
     for name in _FILES[role, profile]:
@@ -32,4 +33,7 @@ def prompt_fingerprint(role: str, profile: str) -> str:
     digest.update(json.dumps({str(k): v for k, v in CHECK_DESCRIPTIONS.items()}, sort_keys=True).encode())
     for schema in _SCHEMAS[role]:
         digest.update(schema_text(schema).encode())
+    if stop == "satisfied" and role == "user":
+        digest.update(folder.joinpath("generator_end.md").read_text(encoding="utf-8").encode())
+        digest.update(schema_text(EndOrDraftOutput).encode())
     return digest.hexdigest()[:12]

@@ -11,9 +11,10 @@ A model with the `base` prompt profile gets a completion-style transcript with a
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..models import GenerateParams, Message, Model
 from ..models.prompting import transcript_messages
@@ -63,6 +64,48 @@ class ProbeDraftOutput(DraftOutput):
     evidence: list[str] = Field(default_factory=list, max_length=0)
 
 
+class EndOrDraftOutput(BaseModel):
+    # simulation.stop: satisfied, on a turn the user may end the conversation at: the decision comes first (decide,
+    # then draft), and a draft is only required when the user goes on. fixed never sends this schema.
+    model_config = ConfigDict(extra="ignore")
+
+    end_reason: str | None = None
+    question_type: QuestionTypeName | None = None
+    evidence: list[str] | None = Field(default=None, max_length=EVIDENCE_QUOTES)
+    ground_truth: str | None = None
+    standalone_question: str | None = None
+    rag_input: str | None = None
+    refers_to_turn: int | None = None
+
+    @model_validator(mode="after")
+    def _a_draft_unless_ending(self) -> EndOrDraftOutput:
+        if self.ending is None:
+            try:
+                DraftOutput.model_validate(self.model_dump(exclude={"end_reason"}))
+            except ValidationError as exc:
+                missing = sorted({str(e["loc"][0]) for e in exc.errors() if e["loc"]})
+                raise ValueError(
+                    f"end_reason is null, so every other field must be filled (not valid: {', '.join(missing)})"
+                ) from None
+        return self
+
+    @property
+    def ending(self) -> str | None:
+        """The user's reason for ending the conversation, or None to go on."""
+        reason = (self.end_reason or "").strip()
+        return reason or None
+
+    def to_draft(self, *, unanswerable: bool) -> TurnDraft:
+        return DraftOutput.model_validate(self.model_dump(exclude={"end_reason"})).to_draft(unanswerable=unanswerable)
+
+
+@dataclass(frozen=True)
+class UserEnd:
+    """The simulated user ended the conversation instead of drafting a turn (simulation.stop: satisfied)."""
+
+    reason: str
+
+
 def draft_as_output_json(draft: TurnDraft) -> str:
     """A draft as the model wrote it (field order, 1-based refers_to_turn), to replay it in the redraft chat. Not
     re-validated: a rejected draft may well break the schema's rules (an empty field after stripping)."""
@@ -86,7 +129,10 @@ class Generator:
         turn_index: int,
         probe: bool,
         shared_terms: list[str] | None = None,
+        may_end: bool = False,
     ) -> list[Message]:
+        """``may_end``: the user may end the conversation instead (simulation.stop: satisfied; chat profile only).
+        Without it the messages are exactly those every run sent before the stop rule existed."""
         shown, omitted = history_view(history, self.history_window)
         if self.base:
             text = render(
@@ -99,20 +145,22 @@ class Generator:
                 probe=probe,
             )
             return transcript_messages(text)
+        if may_end and probe:
+            raise ValueError("an unanswerable probe's turn is planned: the user may not end the conversation there")
+        task = render(
+            "generator_turn.md",
+            documents=documents,
+            shared_terms=shared_terms or [],
+            history=shown,
+            omitted=omitted,
+            number=turn_index + 1,
+            probe=probe,
+        )
+        if may_end:  # appended, so the turn's own prompt (and a fixed run's cache keys) stay as they are
+            task += "\n\n" + render("generator_end.md", number=turn_index + 1)
         return [
             Message(role="system", content=system_prompt("generator_system.md", persona)),
-            Message(
-                role="user",
-                content=render(
-                    "generator_turn.md",
-                    documents=documents,
-                    shared_terms=shared_terms or [],
-                    history=shown,
-                    omitted=omitted,
-                    number=turn_index + 1,
-                    probe=probe,
-                ),
-            ),
+            Message(role="user", content=task),
         ]
 
     @property
@@ -137,6 +185,22 @@ class Generator:
             messages, schema=schema, params=GenerateParams(seed=seed) if seed is not None else None
         )
         return completion.parsed.to_draft(unanswerable=probe), completion.usage
+
+    async def draft_or_end(
+        self, messages: list[Message], *, seed: int | None = None
+    ) -> tuple[TurnDraft | UserEnd, Usage]:
+        """The first draft of a turn the user may end the conversation at (see first_messages' ``may_end``): a
+        draft, or the user's ending. Raises ModelOutputError like ``draft``."""
+        if self.base:
+            raise ValueError("simulation.stop: satisfied needs a chat-profile user model")
+        completion = await self.model.generate(
+            messages, schema=EndOrDraftOutput, params=GenerateParams(seed=seed) if seed is not None else None
+        )
+        output: EndOrDraftOutput = completion.parsed
+        ending = output.ending
+        if ending is not None:
+            return UserEnd(reason=ending), completion.usage
+        return output.to_draft(unanswerable=False), completion.usage
 
     def redraft_messages(self, draft: TurnDraft, verdict: Verdict, turn_index: int) -> list[Message]:
         """What follows a rejected draft: the draft as the model's answer and the critique."""

@@ -26,6 +26,8 @@ DECIDING = {
     "simulation": (
         "conversations",
         "max_turns",
+        "stop",
+        "min_turns",
         "personas",
         "persona_files",
         "max_attempts",

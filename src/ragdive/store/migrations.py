@@ -50,11 +50,19 @@ def _incomplete_status(data: ManifestData) -> ManifestData:
     return data
 
 
+def _stop_reasons(data: ManifestData) -> ManifestData:
+    """v5 → v6: conversations record how they stopped (``stop_reason`` max_turns or user, and the simulated user's
+    ``user_end_reason`` under ``simulation.stop: satisfied``). Nothing to rewrite: a v5 conversation line reads
+    with both None (not recorded; a v5 run's finished conversations all reached max_turns, as analyses say)."""
+    return data
+
+
 MIGRATIONS: list[Migration] = [
     (1, "rejection ids, rejections by category and spend per model", _rejection_ids_and_spend),
     (2, "replay runs: kind replay, source_run and note", _replay_runs),
     (3, "unknowns as null and unscored kinds", _unknowns_and_unscored_kinds),
     (4, "status incomplete", _incomplete_status),
+    (5, "conversations record how they stopped", _stop_reasons),
 ]
 """Ordered by from_version: each takes a manifest of that version to the next one."""
 

@@ -28,7 +28,8 @@ def _sentences(text: str) -> list[str]:
 
 
 def user(messages: list[Message]) -> dict[str, Any]:
-    """Turn N asks whether the seed document's N-th sentence is true, quoting it as evidence and answer."""
+    """Turn N asks whether the seed document's N-th sentence is true, quoting it as evidence and answer; offered
+    the end (simulation.stop: satisfied), it ends once it has asked about every sentence."""
     return draft_from_prompt("\n".join(m.content for m in messages))
 
 
@@ -38,6 +39,8 @@ def draft_from_prompt(text: str) -> dict[str, Any]:
     turn = _TURN.search(text)
     number = int(turn.group(1)) if turn else 1
     facts = _sentences(found.group(1)) if found else ["The document is empty."]
+    if number > len(facts) and "Fill `end_reason` first" in text:  # stop: satisfied, every sentence asked about
+        return {"end_reason": f"I asked about all {len(facts)} facts I wanted to know and each was answered."}
     fact = facts[(number - 1) % len(facts)]
     question = f"Is it true that {fact[:-1].lower()}?"
     return {
@@ -133,7 +136,7 @@ def judge(messages: list[Message], schema: type[BaseModel] | None) -> Any:
     raise ValueError(f"ragdive.testing.offline.judge: no verdict for schema {name!r}")
 
 
-_USER_SCHEMAS = ("DraftOutput", "ProbeDraftOutput")
+_USER_SCHEMAS = ("DraftOutput", "ProbeDraftOutput", "EndOrDraftOutput")
 
 
 def stub_reply(body: dict[str, Any]) -> str | dict[str, Any]:

@@ -8,6 +8,7 @@ plain callable). Turns are numbered from 1 in every result.
 from .curves import CurvePoint, metric_curves
 from .flow import TYPES, Flow, TypeShares, question_flow, type_shares
 from .lapses import LAPSE_METRICS, LapseStats, lapse_stats
+from .lengths import STOPS, Lengths, conversation_lengths, stop_of
 from .overview import ALL, ConversationAnalysis, RunRecords, analyse, analyse_groups, flatten, to_data
 from .rejections import Acceptance, RejectionCell, RejectionStats, acceptance, rejection_stats
 from .uniqueness import (
@@ -50,6 +51,10 @@ __all__ = [
     "default_threshold",
     "read_labels",
     "LapseStats",
+    "Lengths",
+    "STOPS",
+    "conversation_lengths",
+    "stop_of",
     "PairJudge",
     "RejectionCell",
     "RejectionStats",

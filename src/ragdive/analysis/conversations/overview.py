@@ -15,6 +15,7 @@ from ...records import Conversation, Rejection, Score
 from .curves import CurvePoint, metric_curves
 from .flow import Flow, question_flow
 from .lapses import LapseStats, lapse_stats
+from .lengths import Lengths, conversation_lengths
 from .rejections import RejectionStats, rejection_stats
 from .uniqueness import DEFAULT_THRESHOLD, Embedder, PairJudge, Uniqueness, question_uniqueness
 
@@ -51,6 +52,8 @@ class ConversationAnalysis:
     curves: dict[str, list[CurvePoint]]
     uniqueness_judge: Uniqueness | None = None
     """The LLM-judge method's result, next to the embedding (or exact) one, when a pair judge was given."""
+    lengths: Lengths | None = None
+    """Turns per conversation and what stopped each (simulation.stop)."""
 
 
 def analyse(
@@ -74,6 +77,7 @@ def analyse(
         lapses=lapse_stats(scores),
         curves=metric_curves(scores, clusters),
         uniqueness_judge=question_uniqueness(conversations, judge_pairs=judge_pairs) if judge_pairs else None,
+        lengths=conversation_lengths(conversations),
     )
 
 

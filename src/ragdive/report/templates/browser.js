@@ -90,7 +90,7 @@
     const summary = el("summary", c.id + " - " + c.persona + " - " + c.turns.length + " turns - " + c.status +
       (c.has_unscored ? " - has unscored" : ""));
     details.appendChild(summary);
-    const meta = el("p", "documents: " + c.documents.join(", ") + (c.end_reason ? " - ended: " + c.end_reason : ""));
+    const meta = el("p", "documents: " + c.documents.join(", ") + (c.end_reason ? " - ended: " + c.end_reason : "") + (c.user_end_reason ? " - the user ended it: " + c.user_end_reason : ""));
     details.appendChild(meta);
     if (c.scores.length) {
       details.appendChild(el("h4", "whole-conversation scores"));
