@@ -51,7 +51,7 @@ def test_report_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         assert page.locator('#summary tr[data-metric="correctness"] td.mean').inner_text() == f"{mean:.3f}"
         # every chart drawn offline, each trace by a module of the inlined (partial) plotly.js bundle
         drawn = page.evaluate(DRAWN)
-        assert drawn == {"curves": ["scatter"], "flow": ["bar"] * 5, "rejections": ["heatmap"]}
+        assert drawn == {"curves": ["scatter"], "flow": ["bar"] * 5, "lengths": ["bar"], "rejections": ["heatmap"]}
 
         # the hostile answer is text; nothing ran
         first = page.locator('details[data-id="conv-0"]')
