@@ -67,7 +67,7 @@ def the_run(root: Path) -> Path:
 
 def test_a_file_size_limit_is_one_line_the_run_failed_with_the_reason_and_resume_completes(tmp_path: Path) -> None:
     config = experiment(tmp_path, 6)
-    done = ragdive("run", config, file_limit=6000)
+    done = ragdive("run", config, file_limit=7000)
     assert done.returncode == 2
     line = error_line(done)
     run = the_run(tmp_path / "runs")
