@@ -85,6 +85,7 @@ async def test_a_custom_yaml_persona_works(tmp_path: Path) -> None:
         ("name: x\ndescription: d\ninstructions: [a]\npreferred_question_types: [rant]\n", "unknown question type"),
         ("- just a string\n", "expected a mapping"),
         ("name: [unclosed\n", "invalid YAML"),
+        ("name: x\ndescription: d\ninstructions: [a]\ninstructions: [b]\n", "key 'instructions' is repeated (lines 3 and 4)"),
     ],
 )
 def test_bad_persona_files_are_config_errors(tmp_path: Path, content: str, message: str) -> None:
@@ -95,5 +96,12 @@ def test_bad_persona_files_are_config_errors(tmp_path: Path, content: str, messa
 
 
 def test_a_missing_persona_file_is_a_config_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(ConfigError, match="persona file .*nope.yaml does not exist"):
         resolve_personas(["precise"], [str(tmp_path / "nope.yaml")])
+
+
+def test_a_binary_persona_file_is_a_config_error(tmp_path: Path) -> None:
+    file = tmp_path / "p.yaml"
+    file.write_bytes(b"name: x\n\xf5\x00\x9c binary")  # was a UnicodeDecodeError: 'this is a bug', exit 1
+    with pytest.raises(ConfigError, match=r"persona file .*p.yaml is not UTF-8 text \(byte 8\)"):
+        resolve_personas(["x"], [str(file)])

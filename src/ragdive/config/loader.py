@@ -181,18 +181,20 @@ class _DuplicateKey(Exception):
     pass
 
 
-def load_yaml(path: Path | str) -> Any:
+def load_yaml(path: Path | str, what: str = "config file") -> Any:
+    """A user's YAML file (``what`` names it in errors: a config file, a persona file): a missing, unreadable or
+    binary file, invalid YAML and a repeated key are each one ConfigError naming the file."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise ConfigError(f"config file {path} does not exist") from exc
+        raise ConfigError(f"{what} {path} does not exist") from exc
     except IsADirectoryError as exc:
-        raise ConfigError(f"config file {path} is a directory") from exc
+        raise ConfigError(f"{what} {path} is a directory") from exc
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start}): is it a YAML file?") from exc
+        raise ConfigError(f"{what} {path} is not UTF-8 text (byte {exc.start}): is it a YAML file?") from exc
     except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror}") from exc
     try:
         return yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 - a SafeLoader
     except _DuplicateKey as exc:

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from ..config import load_yaml
 from ..errors import ConfigError
 from ..records import SIMULATED_TYPES, Persona
 
@@ -33,16 +34,10 @@ def builtin_personas() -> dict[str, Persona]:
 
 
 def load_persona_file(path: Path | str) -> list[Persona]:
+    # the config's loader: a binary file is one line (not a UnicodeDecodeError), a repeated key an error naming it
+    # (YAML's last-wins silently dropped a persona's second `instructions:`)
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"persona file {path}: cannot read it ({exc.strerror or exc})") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"persona file {path}: invalid YAML: {getattr(exc, 'problem', None) or exc}") from exc
-    return _parse(data, f"persona file {path}")
+    return _parse(load_yaml(path, "persona file"), f"persona file {path}")
 
 
 def _parse(data: Any, source: str) -> list[Persona]:
