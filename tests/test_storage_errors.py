@@ -138,3 +138,20 @@ def test_a_read_only_run_folder_is_one_line_and_readers_still_work(tmp_path: Pat
     remount(small_tmpfs, "rw")
     assert ragdive("run", config, "--resume", run).returncode == 0
     assert json.loads((run / "manifest.json").read_text())["status"] == "finished"
+
+
+def test_an_export_or_a_sheet_the_disk_refuses_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    config = experiment(tmp_path, 2)
+    assert ragdive("run", config).returncode == 0
+    run = the_run(tmp_path / "runs")
+    exports, sheets = tmp_path / "exports", tmp_path / "sheets"
+    for command, folder in (
+        (("export", run, "-o", exports, "--format", "csv,parquet,ragas"), exports),
+        (("annotate", "export", run, "-o", sheets / "sheet.csv", "--sample", "4"), sheets),
+    ):
+        done = ragdive(*command, file_limit=1500)
+        assert done.returncode == 2, done.stderr
+        line = error_line(done)
+        # the file, not 'cannot write a file': pyarrow's and csv's errors carry no name
+        assert re.search(rf"cannot write {re.escape(str(folder))}/\S+: file too large", line), line
+        assert "(EFBIG)" in line, line

@@ -8,6 +8,8 @@ the raw text); anything else is a bug and gets a short hint plus the traceback u
 from __future__ import annotations
 
 import errno
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class RagdiveError(Exception):
@@ -57,6 +59,18 @@ def storage_error(exc: OSError, path: object = None, action: str = "cannot write
     cause = STORAGE_CAUSES.get(exc.errno or 0) or (exc.strerror or type(exc).__name__).lower()
     code = errno.errorcode.get(exc.errno or 0)
     return StorageError(f"{action} {where}: {cause}" + (f" ({code})" if code else ""))
+
+
+@contextmanager
+def writing_to(path: object) -> Iterator[None]:
+    """A full or read-only disk met while writing ``path`` (an export, a sheet) is a StorageError naming it:
+    pyarrow's and csv's OSErrors carry no file name, so the line said only 'cannot write a file'."""
+    try:
+        yield
+    except OSError as exc:
+        if is_storage_error(exc):
+            raise storage_error(exc, path) from exc
+        raise
 
 
 class ModelError(RagdiveError):

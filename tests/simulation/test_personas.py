@@ -85,7 +85,10 @@ async def test_a_custom_yaml_persona_works(tmp_path: Path) -> None:
         ("name: x\ndescription: d\ninstructions: [a]\npreferred_question_types: [rant]\n", "unknown question type"),
         ("- just a string\n", "expected a mapping"),
         ("name: [unclosed\n", "invalid YAML"),
-        ("name: x\ndescription: d\ninstructions: [a]\ninstructions: [b]\n", "key 'instructions' is repeated (lines 3 and 4)"),
+        (
+            "name: x\ndescription: d\ninstructions: [a]\ninstructions: [b]\n",
+            "key 'instructions' is repeated (lines 3 and 4)",
+        ),
     ],
 )
 def test_bad_persona_files_are_config_errors(tmp_path: Path, content: str, message: str) -> None:

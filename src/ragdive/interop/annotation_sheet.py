@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, writing_to
 from ..records import CRITERIA, criteria
 from ..safe_text import csv_safe, xlsx_safe
 from .annotation_rows import DialogueItem, TurnItem
@@ -92,7 +92,7 @@ def _write_csv(path: Path, rater: str, turns: list[TurnItem], dialogues: list[Di
         (path, turn_header(), turns),
         (dialogue_csv_path(path), dialogue_header(), dialogues),
     ):
-        with open(target, "w", newline="", encoding="utf-8") as fh:
+        with writing_to(target), open(target, "w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=[RATER, *header], restval="")
             writer.writeheader()
             for item in items:  # formulas as text (OWASP), as in `ragdive export`'s CSV
@@ -175,4 +175,5 @@ def _write_xlsx(path: Path, turns: list[TurnItem], dialogues: list[DialogueItem]
         about.append([key, "" if value is None else xlsx_safe(str(value))])
     about.append([])
     about.append(["", "Write your name in the rater cell if you like; it names your ratings in the run."])
-    book.save(path)
+    with writing_to(path):
+        book.save(path)

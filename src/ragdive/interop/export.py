@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, writing_to
 from ..records import Conversation, Score, kind_of_unscored
 from ..registry import Registry
 from ..safe_text import csv_safe
@@ -289,12 +289,13 @@ def export_run(
 
 
 def _write_json(path: Path, data: Any) -> Path:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    with writing_to(path):
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return path
 
 
 def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]], *, safe: bool = True) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with writing_to(path), open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         writer.writerows(({k: csv_safe(v) for k, v in row.items()} for row in rows) if safe else rows)
@@ -308,12 +309,13 @@ def _write_parquet(path: Path, columns: list[str], rows: list[dict[str, Any]]) -
     except ImportError as exc:
         raise ConfigError(f"parquet export needs pyarrow: pip install 'ragdive[export]' ({exc})") from exc
     table = pa.Table.from_pylist(rows, schema=None) if rows else pa.table({c: [] for c in columns})
-    pq.write_table(table.select(columns) if rows else table, path)
+    with writing_to(path):
+        pq.write_table(table.select(columns) if rows else table, path)
     return path
 
 
 def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
-    with open(path, "w", encoding="utf-8") as fh:
+    with writing_to(path), open(path, "w", encoding="utf-8") as fh:
         for record in records:
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
     return path
