@@ -126,8 +126,10 @@ def test_no_planted_secret_reaches_any_output(tmp_path: Path) -> None:
         assert failed.returncode == 2
         check(f"failed run {debug}", failed.stdout + failed.stderr)
         broken = tmp_path / "broken.yaml"
-        broken.write_text(config.read_text() + "simulation: {max_turns: [1]}\n")
+        # a validation error (a second `simulation:` key would now stop at the loader as a repeated key)
+        broken.write_text(config.read_text().replace("max_turns: 2", "max_turns: [1]", 1))
         bad = ragdive(*debug, "config", "check", broken)
+        assert bad.returncode == 2 and "max_turns" in bad.stdout + bad.stderr, bad.stderr
         check(f"bad config {debug}", bad.stdout + bad.stderr)
 
     # sanity: the secrets did travel (the judge's reasons, the answers), so the grep could have found them
