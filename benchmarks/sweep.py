@@ -174,13 +174,17 @@ def compare_ray(args: argparse.Namespace) -> None:
         began = time.perf_counter()  # the first run also starts the worker process and its imports
         asyncio.run(measure(0.0, 1, argparse.Namespace(**{**vars(args), "cells": 1, "repeats": 1}), ray))
         print(f"first Ray run (starts the worker): {time.perf_counter() - began:.1f} s (not counted below)")
-        print(f"{'latency':>8} {'runs at once':>12} {'runs':>5} {'local s':>8} {'ray s':>8} {'ray/local':>10}")
+        head = f"{'latency':>8} {'runs at once':>12} {'runs':>5} {'local s':>8} {'ray s':>8} {'ray/local':>10}"
+        print(head + f" {'per-run overhead s':>19}")
         for ms in (float(x) for x in args.latencies_ms.split(",")):
             for at_once in (1, 2):
                 local, _, runs = asyncio.run(measure(ms / 1000, at_once, args))
                 distributed, _, _ = asyncio.run(measure(ms / 1000, at_once, args, ray))
+                # one run after another (runs at once 1): what Ray adds to each run (order, drains, the mirror)
+                overhead = f"{(distributed - local) / runs:>19.3f}" if at_once == 1 else f"{'-':>19}"
                 print(
                     f"{ms:>6g}ms {at_once:>12} {runs:>5} {local:>8.2f} {distributed:>8.2f} {distributed / local:>10.2f}"
+                    f" {overhead}"
                 )
     finally:
         ray.close()
