@@ -89,6 +89,7 @@ def simulation(name: str, probe: bool = False) -> dict[str, Any]:
         },
         "generator_unreadable": {"number": 3, "error": "missing field rag_input"},
         "generator_end": {"number": 3},
+        "generator_steer": {"number": 3, "instruction": "correct the assistant"},
         "validator_system": {"persona": PERSONA, "checks": CHECKS},
         "validator_user": {**common, "draft_json": json.dumps(DRAFT.model_dump(mode="json"), indent=1)},
         "base/generator": {**common, "persona": PERSONA},
@@ -207,6 +208,10 @@ EXPECTED_LINES: dict[tuple[str, str], list[str]] = {
     ("ragdive.simulation", "generator_turn"): ["# Source documents", "</document>", *HISTORY_LINES, "Write turn 3."],
     ("ragdive.simulation", "generator_redraft"): ["A reviewer rejected this draft of turn 3.", "Failed checks:"],
     ("ragdive.simulation", "generator_unreadable"): [],
+    ("ragdive.simulation", "generator_steer"): [
+        "# The plan for this turn",
+        "For turn 3, the user you play does this: correct the assistant",
+    ],
     ("ragdive.simulation", "generator_end"): [
         "# You may end the conversation instead",
         "The conversation has had 2 turns. Instead of writing turn 3, the user you play may end",

@@ -19,6 +19,10 @@ class SimulationConfig(Section):
     the simulated user may end it instead of drafting the next turn, with a reason, once its questions are answered
     (recorded per conversation: stop_reason user, user_end_reason); never on an unanswerable probe's turn. Needs a
     chat-profile user model. fixed sends exactly the prompts and schemas it always did."""
+    plans: str | None = None
+    """A file of conversation plans (YAML or JSONL) that fix turns: a prefix of real messages, then a script of
+    fixed turns and `simulate` steps (optionally with an instruction), per seed document set or for all
+    conversations (see the README's Steered conversations). None: every turn is simulated."""
     min_turns: int = Field(default=2, ge=1)
     """With stop: satisfied, the turns every conversation has before the user may end it (at most max_turns);
     ignored with stop: fixed."""

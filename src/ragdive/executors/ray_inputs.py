@@ -40,6 +40,7 @@ def input_paths(config: ExperimentConfig) -> list[str]:
     if isinstance(target, ReferenceTargetConfig):
         paths += [p for p in (target.corpus, target.index_dir) if p]
     paths += list(config.simulation.persona_files)
+    paths += [config.simulation.plans] if config.simulation.plans else []
     return paths
 
 
@@ -103,6 +104,8 @@ def relocated_files(files: dict[str, bytes], moved: dict[str, str]) -> dict[str,
             section[key] = moved[section[key]]
     if simulation.get("persona_files"):
         simulation["persona_files"] = [moved.get(p, p) for p in simulation["persona_files"]]
+    if simulation.get("plans") in moved:
+        simulation["plans"] = moved[simulation["plans"]]
     return {**files, "manifest.json": json.dumps(manifest).encode()}
 
 
@@ -119,5 +122,7 @@ def _with_paths(config: ExperimentConfig, moved: dict[str, str]) -> ExperimentCo
     if isinstance(target, ReferenceTargetConfig):
         update["target"] = target.model_copy(update={"corpus": new(target.corpus), "index_dir": new(target.index_dir)})
     files = [new(p) for p in config.simulation.persona_files]
-    update["simulation"] = config.simulation.model_copy(update={"persona_files": files})
+    update["simulation"] = config.simulation.model_copy(
+        update={"persona_files": files, "plans": new(config.simulation.plans)}
+    )
     return config.model_copy(update=update)

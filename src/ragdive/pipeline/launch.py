@@ -25,6 +25,7 @@ from ..simulation.launch import seed_sampler
 from ..simulation.personas import resolve_personas
 from ..simulation.resume_check import check_resumable
 from ..simulation.runner import RunObserver, Shard, SimulationRunner, plan_conversations
+from ..simulation.steering import load_plans
 from ..simulation.validator import Validator
 from ..store import RunStore, writer_lock
 from ..targets import Target, build_experiment_target
@@ -87,6 +88,15 @@ async def prepare_run(
     plans = plan_conversations(
         sim.conversations, run_seed=config.seed, personas=personas, sampler=sampler, repeat=config.repeat
     )
+    if sim.plans is not None:  # steered conversations: each plan's fixed turns, per seed documents or for all
+        steering = load_plans(sim.plans)
+        if steering.longest > sim.max_turns:
+            raise ConfigError(
+                f"simulation.plans: a plan in {sim.plans} has {steering.longest} turns, more than max_turns "
+                f"({sim.max_turns})"
+            )
+        for plan in plans:
+            plan.steps = steering.for_documents([d.id for d in plan.documents])
     if shard is not None:
         plans = [plan for plan in plans if shard.holds(plan.index)]
 

@@ -70,6 +70,13 @@ def offline_check(config: ExperimentConfig) -> Preflight:
             resolve_personas(list(config.simulation.personas), list(config.simulation.persona_files))
         except RagdiveError as exc:
             found.problems.append(f"simulation.personas: {exc}")
+    if config.simulation.plans is not None:
+        from ..simulation.steering import load_plans
+
+        try:  # as `run` does: a plan that does not read is found here
+            load_plans(config.simulation.plans)
+        except RagdiveError as exc:
+            found.problems.append(str(exc))
     if config.target is None:
         found.missing.append("target")
     found.problems += _target_problems(config)

@@ -171,6 +171,12 @@ class Turn(TurnDraft):
     """Target failure on this turn, kept verbatim."""
     usage: dict[str, Usage] = Field(default_factory=dict)
     """LLM usage spent on this turn, by role (user, validator, target)."""
+    origin: Literal["fixed", "prefix"] | None = None
+    """A steered conversation's planned turn (simulation.plans): fixed (a script's turn, sent to the target as
+    written) or prefix (a real message and its answer, recorded as given, never sent). None: drafted by the
+    simulated user."""
+    instruction: str | None = None
+    """The plan's instruction to the simulated user for this drafted turn ("correct the assistant")."""
 
 
 class Conversation(Record):

@@ -7,14 +7,15 @@ from pydantic import Field
 
 from ._base import Record, utc_now
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """Version of the run-directory format; bump it with a named migration (ragdive.store.migrations) when a reader
 would misread old runs. 2: rejection ids, rejections by category and spend per model. 3: runs of kind "replay"
 (source_run, note): a ragdive of version 2 would refuse their kind with a confusing error instead of the clear
 "upgrade ragdive" one. 4: unknowns as null (totals.rejections, a turn's unanswerable and validator_overruled) and
 scores' unscored_kind: a ragdive of version 3 would refuse a null count with a confusing error. 5: status
 ``incomplete`` (a run that ran to its end without doing its whole job). 6: conversations' ``stop_reason`` and
-``user_end_reason`` (simulation.stop: satisfied)."""
+``user_end_reason`` (simulation.stop: satisfied). 7: turns' ``origin`` and ``instruction`` (steered conversations,
+simulation.plans)."""
 
 
 class ModelSpend(Record):

@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import BudgetExceeded, ModelOutputError, ModelStopped
+from ..models import Message
 from ..records import Attempt, Conversation, Document, Persona, Rejection, Turn, TurnDraft, Usage
 from ..records._base import utc_now
 from ..targets import DialogueState, Target
 from ..targets.watch import answer_turn
 from .checks import DocumentIndex
 from .generator import Generator, UserEnd, unreadable_messages
+from .steering import Step
 from .validator import Validator
 
 
@@ -43,6 +45,8 @@ class ConversationPlan:
     persona: Persona
     documents: list[Document]
     shared_terms: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    """A steered conversation's planned turns, from the first (simulation.plans); the rest are simulated."""
 
 
 @dataclass
@@ -114,8 +118,46 @@ async def run_dialogue(
         for turn_index in range(settings.max_turns):
             # never the first turn: a conversation opens with a question the knowledge base answers
             probe = turn_index > 0 and bool(rng.random() < settings.unanswerable_rate)
+            step = plan.steps[turn_index] if turn_index < len(plan.steps) else None
+            if step is not None and step.kind != "simulate":  # drawn above all the same: later probes stay put
+                turn = await _planned_turn(plan, conversation, turn_index, step, validator, index, rejections, observer)
+                if step.kind == "prefix":
+                    assert step.answer is not None
+                    state.history += [
+                        Message(role="user", content=turn.rag_input),
+                        Message(role="assistant", content=step.answer),
+                    ]
+                    conversation.turns.append(turn)
+                    observer.turn(plan.id, turn)
+                    if on_answered is not None:
+                        on_answered(conversation, turn)
+                    continue
+                answered = await answer_turn(target, state, turn)
+                conversation.turns.append(turn)
+                observer.turn(plan.id, turn)
+                if on_answered is not None:
+                    on_answered(conversation, turn)
+                if not answered:
+                    conversation.status = "ended_early"
+                    conversation.end_reason = f"the target failed on turn {turn_index + 1}: {turn.error}"
+                    break
+                continue
+            # the user may end only once the plan's steps are behind it
+            may_end = settings.may_end(turn_index, probe) and turn_index >= len(plan.steps)
+            instruction = step.instruction if step is not None else None
             outcome = await _draft_turn(
-                plan, conversation, turn_index, probe, generator, validator, index, settings, rejections, observer
+                plan,
+                conversation,
+                turn_index,
+                probe,
+                generator,
+                validator,
+                index,
+                settings,
+                rejections,
+                observer,
+                may_end=may_end,
+                instruction=instruction,
             )
             if outcome.user_end is not None:
                 conversation.stop_reason = "user"
@@ -132,6 +174,7 @@ async def run_dialogue(
                 validator_overruled=outcome.overruled,
                 generation_errors=outcome.generation_errors,
                 usage=outcome.usage,
+                instruction=instruction,
             )
             answered = await answer_turn(target, state, turn)
             conversation.turns.append(turn)
@@ -164,11 +207,13 @@ async def _draft_turn(
     settings: DialogueSettings,
     rejections: list[Rejection],
     observer: Observer,
+    *,
+    may_end: bool = False,
+    instruction: str | None = None,
 ) -> _TurnOutcome:
     """The validator loop of one turn: at most ``max_attempts`` drafts, each rejected one sent back with its
     critique. Returns the accepted draft, the overruled last draft, or no draft (end the conversation)."""
     history = conversation.turns
-    may_end = settings.may_end(turn_index, probe)
     messages = generator.first_messages(
         persona=plan.persona,
         documents=plan.documents,
@@ -177,6 +222,7 @@ async def _draft_turn(
         probe=probe,
         shared_terms=plan.shared_terms,
         may_end=may_end,
+        instruction=instruction,
     )
     outcome = _TurnOutcome(draft=None, attempts=[], generation_errors=[], usage={})
     for attempt in range(1, settings.max_attempts + 1):
@@ -229,6 +275,68 @@ async def _draft_turn(
         outcome.draft = outcome.attempts[-1].draft
         outcome.overruled = True
     return outcome
+
+
+async def _planned_turn(
+    plan: ConversationPlan,
+    conversation: Conversation,
+    turn_index: int,
+    step: Step,
+    validator: Validator,
+    index: DocumentIndex,
+    rejections: list[Rejection],
+    observer: Observer,
+) -> Turn:
+    """A fixed or prefix turn, exactly as planned. A fixed turn with a ground truth is checked by the validator like
+    a draft; a rejection is recorded (and the turn marked overruled) but never changes it: the plan decides."""
+    assert step.draft is not None
+    draft = step.draft
+    if step.kind == "prefix":
+        return Turn(
+            index=turn_index,
+            **draft.model_dump(),
+            answer=step.answer,
+            contexts=step.contexts,
+            origin="prefix",
+            validator_overruled=None,  # never validated: a real message, not a draft
+        )
+    attempts: list[Attempt] = []
+    usage: dict[str, Usage] = {}
+    overruled = False
+    if draft.ground_truth:
+        verdict, v_usage = await validator.check(
+            draft,
+            turn_index=turn_index,
+            persona=plan.persona,
+            documents=plan.documents,
+            history=conversation.turns,
+            index=index,
+            seed=plan.seed,
+        )
+        if v_usage is not None:
+            _add_usage(usage, "validator", v_usage)
+        attempts.append(Attempt(draft=draft, verdict=verdict))
+        if not verdict.valid:
+            overruled = True
+            rejection = Rejection(
+                conversation_id=plan.id,
+                turn_index=turn_index,
+                attempt=1,
+                categories=verdict.failed_checks,
+                reason=verdict.reason,
+                checked_by=verdict.checked_by,
+                draft=draft,
+            )
+            rejections.append(rejection)
+            observer.rejection(rejection)
+    return Turn(
+        index=turn_index,
+        **draft.model_dump(),
+        attempts=attempts,
+        validator_overruled=overruled,
+        usage=usage,
+        origin="fixed",
+    )
 
 
 def _exhausted_reason(turn_index: int, outcome: _TurnOutcome) -> str:

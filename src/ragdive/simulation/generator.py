@@ -130,6 +130,7 @@ class Generator:
         probe: bool,
         shared_terms: list[str] | None = None,
         may_end: bool = False,
+        instruction: str | None = None,
     ) -> list[Message]:
         """``may_end``: the user may end the conversation instead (simulation.stop: satisfied; chat profile only).
         Without it the messages are exactly those every run sent before the stop rule existed."""
@@ -156,6 +157,8 @@ class Generator:
             number=turn_index + 1,
             probe=probe,
         )
+        if instruction:  # a steered plan's instruction for this turn (simulation.plans), appended likewise
+            task += "\n\n" + render("generator_steer.md", number=turn_index + 1, instruction=instruction)
         if may_end:  # appended, so the turn's own prompt (and a fixed run's cache keys) stay as they are
             task += "\n\n" + render("generator_end.md", number=turn_index + 1)
         return [

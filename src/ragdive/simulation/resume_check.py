@@ -28,6 +28,7 @@ DECIDING = {
         "max_turns",
         "stop",
         "min_turns",
+        "plans",
         "personas",
         "persona_files",
         "max_attempts",

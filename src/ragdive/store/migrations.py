@@ -57,12 +57,19 @@ def _stop_reasons(data: ManifestData) -> ManifestData:
     return data
 
 
+def _steered_turns(data: ManifestData) -> ManifestData:
+    """v6 → v7: turns may be planned (``origin`` fixed or prefix, simulation.plans) and drafted turns may carry
+    the plan's ``instruction``. Nothing to rewrite: a v6 turn reads with both None (drafted, no instruction)."""
+    return data
+
+
 MIGRATIONS: list[Migration] = [
     (1, "rejection ids, rejections by category and spend per model", _rejection_ids_and_spend),
     (2, "replay runs: kind replay, source_run and note", _replay_runs),
     (3, "unknowns as null and unscored kinds", _unknowns_and_unscored_kinds),
     (4, "status incomplete", _incomplete_status),
     (5, "conversations record how they stopped", _stop_reasons),
+    (6, "steered turns: origin and instruction", _steered_turns),
 ]
 """Ordered by from_version: each takes a manifest of that version to the next one."""
 
