@@ -35,6 +35,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -180,6 +181,9 @@ class Row:
     seconds: float = 0.0
     status: str = ""
     exit_code: int | None = None
+    exits: list[int] = field(default_factory=list)
+    """Every command's exit code in order, for the rows of several commands (a refused resume, then one that
+    completes)."""
     spend_calls: float | None = None
     """Model requests recorded in the manifest ÷ model requests the stub received."""
     spend_tokens: float | None = None
@@ -420,26 +424,38 @@ def measure(
     return rows
 
 
+def said_exits(row: Row, said: list[str]) -> Row:
+    """The row's commands' exit codes, from what they said ('exit 2: error: ...')."""
+    row.said = said
+    row.exits = [int(m) for line in said for m in re.findall(r"\bexit (-?\d+)", line)[:1]]
+    row.exit_code = row.exits[-1] if row.exits else None
+    return row
+
+
 def extra_rows(harness: Harness, clean: Snapshot, planned: int, kills: int, seed: int, workdir: Path) -> list[Row]:
-    """Issue 26's rows: two resumes at once, a full disk, a read-only folder, kill -9s under faults, secrets."""
+    """Issue 26's rows: two resumes at once, a full disk, a read-only folder, kill -9s under faults, secrets.
+    Their req/call counts every request the stub served for the row's run (its first pass included) against the
+    calls the run recorded: work done twice by two writers shows as more than 1."""
     rows = []
     began = time.perf_counter()
     run, said = more.concurrent_resumes(harness, harness.partly)
-    rows.append(compare("2 resumes", clean, Snapshot.read(run), planned, time.perf_counter() - began))
-    rows[-1].said = said
+    got = Snapshot.read(run, harness.stub.request_count)
+    rows.append(said_exits(compare("2 resumes", clean, got, planned, time.perf_counter() - began), said))
     with more.small_tmpfs("48k") as disk:
         if disk is not None:
             began = time.perf_counter()
+            harness.stub.reset()
             full, said = more.disk_full(harness, disk)
-            row = compare("disk full", clean, Snapshot.read(full), planned, 0) if full else Row("disk full")
-            row.seconds, row.said = time.perf_counter() - began, said
-            rows.append(row)
+            snap = Snapshot.read(full, harness.stub.request_count) if full else None
+            row = compare("disk full", clean, snap, planned, 0) if snap else Row("disk full")
+            row.seconds = time.perf_counter() - began
+            rows.append(said_exits(row, said))
     with more.small_tmpfs("64m") as disk:
         if disk is not None:
             began = time.perf_counter()
             run, said = more.read_only(harness, disk, harness.partly)
-            rows.append(compare("read-only", clean, Snapshot.read(run), planned, time.perf_counter() - began))
-            rows[-1].said = said
+            got = Snapshot.read(run, harness.stub.request_count)
+            rows.append(said_exits(compare("read-only", clean, got, planned, time.perf_counter() - began), said))
     if kills:
         rates = FaultRates(transport=0.2, seed=seed, hang_s=3.0)
         run, requests, seconds, code = harness.killed_run(
@@ -452,7 +468,7 @@ def extra_rows(harness: Harness, clean: Snapshot, planned: int, kills: int, seed
         row.journaled = journaled_calls(run)
         rows.append(with_outcome(row, got, served, code))
     outputs, leaks, where = more.secrets_grep(harness, workdir)
-    row = Row("secrets grep")
+    row = Row("secrets grep", status="-")
     row.said = [f"{outputs} outputs grepped (run files, cache, report, exports, terminal), {leaks} with the secret"]
     row.said += [f"found in {w}" for w in where]
     rows.append(row)
@@ -462,19 +478,20 @@ def extra_rows(harness: Harness, clean: Snapshot, planned: int, kills: int, seed
 def print_rows(rows: list[Row]) -> None:
     head = (
         f"{'faults':<16}{'lost c/t/s':>12}{'dup c/s':>9}{'from fault':>11}{'target changed':>15}{'errors':>7}"
-        f"{'ended early':>12}{'req/call':>9}{'outcome':>18}{'spend rec/served':>18}{'s':>7}"
+        f"{'ended early':>12}{'req/call':>9}{'outcome':>24}{'spend rec/served':>18}{'s':>7}"
     )
     print(head)
     for r in rows:
         lost = "/".join(str(v) for v in r.lost.values())
         dup = "/".join(str(v) for v in r.duplicated.values())
         # the extra rows run several commands: their exit codes are in the lines printed under the table
-        outcome = f"{r.status} (exit {r.exit_code})" if r.exit_code is not None else (r.status or "-")
+        codes = ",".join(map(str, r.exits)) if r.exits else "-" if r.exit_code is None else str(r.exit_code)
+        outcome = f"{r.status} (exit {codes})" if r.exit_code is not None else (r.status or "-")
         calls = "-" if r.spend_calls is None else f"{r.spend_calls:.3f}"
         tokens = "-" if r.spend_tokens is None else f"{r.spend_tokens:.3f}"
         print(
             f"{r.label:<16}{lost:>12}{dup:>9}{r.from_fault:>11}{r.target_changed:>15}{r.errors:>7}{r.ended_early:>12}"
-            f"{r.requests_per_call:>9.2f}{outcome:>18}{calls + ' / ' + tokens:>18}{r.seconds:>7.1f}"
+            f"{r.requests_per_call:>9.2f}{outcome:>24}{calls + ' / ' + tokens:>18}{r.seconds:>7.1f}"
         )
     print("spend rec/served: model requests, then prompt tokens, recorded in the manifest / served by the stub")
     for r in rows:

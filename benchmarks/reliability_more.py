@@ -42,12 +42,22 @@ def concurrent_resumes(harness: Any, run_partly: Callable[[str], Path]) -> tuple
     """A run killed midway, then two `--resume` started together (a CI retry beside a manual resume). Returns
     the run and what each resume said (exit code and error line)."""
     run = run_partly("concurrent")
-    first, second = _start("run", harness.config, "--resume", run), _start("run", harness.config, "--resume", run)
-    said = []
-    for proc in (first, second):
-        _, err = proc.communicate(timeout=600)
-        said.append(f"exit {proc.returncode}" + (f": {error_line(err)}" if proc.returncode else ""))
+    # answers slowed while they start: on an instant stub the first resume could finish the few conversations
+    # left before the second had imported ragdive, and the second then found nothing to do (exit 0, no race)
+    harness.stub.latency(SLOW_S)
+    try:
+        first, second = _start("run", harness.config, "--resume", run), _start("run", harness.config, "--resume", run)
+        said = []
+        for proc in (first, second):
+            _, err = proc.communicate(timeout=600)
+            said.append(f"exit {proc.returncode}" + (f": {error_line(err)}" if proc.returncode else ""))
+    finally:
+        harness.stub.latency(harness.stub.latency_s)
     return run, said
+
+
+SLOW_S = 0.25
+"""Seconds per answer during the two resumes."""
 
 
 @contextmanager

@@ -43,6 +43,7 @@ def test_two_resumes_a_full_disk_read_only_kills_under_faults_and_secrets(tmp_pa
     concurrent = rows["2 resumes"]
     assert sorted(line.split(":")[0] for line in concurrent.said) == ["exit 0", "exit 2"], concurrent.said
     assert "is being written by pid" in " ".join(concurrent.said)
+    assert sorted(concurrent.exits) == [0, 2] and concurrent.exit_code in (0, 2), concurrent.exits
     for label in ("2 resumes", "disk full", "read-only", "2x kill, tr 0.2"):
         if label not in rows:  # disk rows need root to mount a tmpfs
             continue
@@ -50,6 +51,7 @@ def test_two_resumes_a_full_disk_read_only_kills_under_faults_and_secrets(tmp_pa
         assert rows[label].duplicated == {"conversations": 0, "scores": 0}, label
     if "disk full" in rows:
         assert "(ENOSPC)" in rows["disk full"].said[0] and rows["disk full"].said[1] == "resumed: exit 0"
+        assert rows["disk full"].exits == [2, 0] and rows["read-only"].exits == [2, 0]
         assert "(EROFS)" in rows["read-only"].said[0] and rows["read-only"].said[1] == "writable: exit 0"
     assert rows["secrets grep"].said[0].endswith(", 0 with the secret"), rows["secrets grep"].said
 

@@ -65,6 +65,12 @@ class StubProcess:
     def reset(self) -> None:
         self._control("POST", "reset")
 
+    def latency(self, seconds: float) -> StubProcess:
+        """Every normal answer from now on waits ``seconds`` (a run that must still be working when a second
+        command starts beside it)."""
+        self._control("POST", "latency", {"seconds": seconds})
+        return self
+
     @property
     def requests(self) -> list[ReceivedRequest]:
         items = self._control("GET", "requests")["requests"]

@@ -161,6 +161,7 @@ class StubServer:
                 Route("/_stub/plan", self._control_plan, methods=["POST"]),
                 Route("/_stub/reset", self._control_reset, methods=["POST"]),
                 Route("/_stub/chaos", self._control_chaos, methods=["POST"]),
+                Route("/_stub/latency", self._control_latency, methods=["POST"]),
                 Route("/_stub/requests", self._control_requests, methods=["GET"]),
                 Route("/_stub/stats", self._control_stats, methods=["GET"]),
             ]
@@ -174,6 +175,10 @@ class StubServer:
         rates = (await request.json()).get("rates")
         self.chaos(FaultRates(**rates) if rates else None)
         return JSONResponse({"chaos": rates})
+
+    async def _control_latency(self, request: Request) -> Response:
+        self.latency_s = float((await request.json())["seconds"])
+        return JSONResponse({"latency_s": self.latency_s})
 
     async def _control_reset(self, request: Request) -> Response:
         self.reset()
