@@ -192,3 +192,45 @@ async def test_the_manifest_records_the_judges_model_and_temperature(tmp_path: P
     judge = store.read_manifest().roles["judge"]
     assert judge.model == "scripted/judge" and judge.params == {"temperature": 0.0}
     assert all(call.params is not None and call.params.temperature == 0.0 for call in backend.calls)
+
+
+def test_the_shared_words_hint_does_not_claim_the_documents_are_related() -> None:
+    # related sampling always returns a neighbour, so two unrelated articles can be paired (a capable model's run
+    # got a bee article and a canal article "related" through "run, side, workers"): the hint says why they were
+    # drawn together and tells the user model not to invent a link, instead of asserting one
+    generator = Generator(user_model())
+    text = generator.first_messages(
+        persona=builtin_personas()["attentive"],
+        documents=DOCUMENTS,
+        history=[],
+        turn_index=0,
+        probe=False,
+        shared_terms=["workers", "side"],
+    )[-1].content
+    assert "These documents are related" not in text
+    assert "drawn together because they share these words:\nworkers, side.\n" in text
+    assert "If a shared word is the only link, ask about one document at a time: never invent a\nconnection" in text
+    no_hint = generator.first_messages(
+        persona=builtin_personas()["attentive"], documents=DOCUMENTS, history=[], turn_index=0, probe=False
+    )[-1].content
+    assert "drawn together" not in no_hint
+
+
+def test_the_redraft_request_ends_with_its_answer_instruction_on_a_line_of_its_own() -> None:
+    # the capable-model run read "... keeps to every rule. Answer\nwith the JSON object only." (a hard wrap in
+    # the middle of the instruction); every other turn prompt ends with the instruction as its own line
+    from ragdive.records import Verdict
+    from ragdive.simulation.generator import redraft_messages
+
+    draft = TurnDraft(
+        rag_input="When was it built?",
+        standalone_question="When was the Veldmark lighthouse built?",
+        ground_truth="In 1852.",
+        question_type="follow-up",
+    )
+    verdict = Verdict(
+        valid=False, reason="The year is not in the evidence.", failed_checks=["ground_truth_unsupported"]
+    )
+    critique = redraft_messages(draft, verdict, turn_index=1)[-1].content
+    assert critique.rstrip("\n").splitlines()[-1] == "Answer with the JSON object only."
+    assert "A reviewer rejected this draft of turn 2." in critique

@@ -79,3 +79,15 @@ def test_shared_words_rank_by_idf_and_a_word_common_in_the_corpus_is_left_out() 
 def test_related_sampling_needs_enough_documents() -> None:
     with pytest.raises(ConfigError, match="at least 3 documents"):
         SeedSampler(corpus()[:2], seed=0, mode="related", group_size=3)
+
+
+def test_a_function_word_is_never_a_link_even_when_a_small_corpus_makes_it_rare() -> None:
+    # a capable model's run on 4 articles was told a bee article and a canal article "share run, side, workers,
+    # very": in 4 documents IDF cannot tell "very" (in 2) from a real link, so function words are left out by name
+    bees = Document(id="bees", text="Bees dance; the dance has very short runs. Workers follow the dance.")
+    canal = Document(id="canal", text="The canal had a very high death rate among workers. The canal opened.")
+    others = [Document(id=f"o{i}", text=f"Trench number {i} lies deep in the ocean.") for i in range(2)]
+    sampler = SeedSampler([bees, canal, *others], seed=0)
+    terms = sampler.shared_terms([bees, canal])
+    assert "very" not in terms and "among" not in terms
+    assert terms == ["workers"]  # a content word still links them; the prompt says not to invent a connection
