@@ -91,7 +91,11 @@ def simulation(name: str, probe: bool = False) -> dict[str, Any]:
         "generator_end": {"number": 3},
         "generator_steer": {"number": 3, "instruction": "correct the assistant"},
         "validator_system": {"persona": PERSONA, "checks": CHECKS},
-        "validator_user": {**common, "draft_json": json.dumps(DRAFT.model_dump(mode="json"), indent=1)},
+        "validator_user": {
+            **common,
+            "draft_json": json.dumps(DRAFT.model_dump(mode="json"), indent=1),
+            "instruction": None,
+        },
         "base/generator": {**common, "persona": PERSONA},
         "base/generator_redraft": {"number": 3, "reason": "The quote says 1852."},
         "base/validator": {"history": SHOWN, "draft": DRAFT},

@@ -93,6 +93,10 @@ async def test_a_script_mixes_fixed_turns_sent_as_written_with_simulated_ones(tm
     assert turns[2].instruction == "correct the assistant" and turns[1].instruction is None
     assert "For turn 3, the user you play does this: correct the assistant" in users.calls[1].text
     assert "# The plan for this turn" not in users.calls[0].text + users.calls[2].text
+    # the validator is told the plan's instruction on that turn alone (else it rejects a planned correction of a
+    # right answer as off-persona, and the redraft drops the instruction: found by the capable-model check)
+    planned = "The conversation's plan asked the user for this turn: correct the assistant."
+    assert [planned in c.text for c in validators.calls] == [False, False, True, False]
     # the simulated user saw the fixed turn in its history
     assert f"Turn 1 - user: {FIXED_1['rag_input']}" in users.calls[0].text
 

@@ -252,6 +252,7 @@ async def _draft_turn(
             history=history,
             index=index,
             seed=plan.seed,
+            instruction=instruction,
         )
         if v_usage is not None:
             _add_usage(outcome.usage, "validator", v_usage)

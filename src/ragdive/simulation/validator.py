@@ -59,8 +59,11 @@ class Validator:
         history: list[Turn],
         index: DocumentIndex | None = None,
         seed: int | None = None,
+        instruction: str | None = None,
     ) -> tuple[Verdict, Usage | None]:
-        """The verdict on one draft and the validator model's usage (None when no model call was made)."""
+        """The verdict on one draft and the validator model's usage (None when no model call was made).
+        ``instruction``: a steered plan's instruction for this turn, which the validator is told (else it would
+        reject, as off-persona, a turn doing what the plan asked, and the redraft would drop the instruction)."""
         index = index or DocumentIndex(documents)
         problems = deterministic_checks(
             draft, turn_index=turn_index, index=index, threshold=self.evidence_threshold, previous_turns=len(history)
@@ -70,7 +73,9 @@ class Validator:
             reason = "; ".join(message for _, message in problems)
             return Verdict(valid=False, reason=reason, failed_checks=categories, checked_by="deterministic"), None
 
-        messages = self.messages(draft, turn_index=turn_index, persona=persona, documents=documents, history=history)
+        messages = self.messages(
+            draft, turn_index=turn_index, persona=persona, documents=documents, history=history, instruction=instruction
+        )
         base = self.model.prompt_profile == "base"
         try:
             completion = await self.model.generate(
@@ -99,6 +104,7 @@ class Validator:
         persona: Persona,
         documents: list[Document],
         history: list[Turn],
+        instruction: str | None = None,
     ) -> list[Message]:
         shown, omitted = history_view(history, self.history_window)
         if self.model.prompt_profile == "base":
@@ -118,6 +124,7 @@ class Validator:
                     omitted=omitted,
                     number=turn_index + 1,
                     probe=draft.unanswerable,
+                    instruction=instruction,
                     draft_json=json.dumps(data, ensure_ascii=False, indent=1),
                 ),
             ),
