@@ -11,7 +11,9 @@ pytest.importorskip("mlflow", reason="the mlflow extra is not installed")
 
 from ragdive import api  # noqa: E402
 from ragdive.analysis import RunScores, summarize_run  # noqa: E402
+from ragdive.api import Observer  # noqa: E402
 from ragdive.cli.main import main  # noqa: E402
+from ragdive.records import Conversation, Totals  # noqa: E402
 from ragdive.store import RunStore  # noqa: E402
 from tests.pipeline.helpers import write_experiment  # noqa: E402
 from tests.pipeline.sweep_helpers import HISTORIES, write_sweep  # noqa: E402
@@ -65,6 +67,23 @@ def test_a_run_that_did_not_finish_is_not_finished_in_mlflow(tmp_path: Path, mon
     assert result.status == "budget_exceeded"
     _, (run,) = only_run(uri, "budget")
     assert run.info.status == "FAILED" and run.data.tags["ragdive.status"] == "budget_exceeded"
+
+
+class StopAfterOne(Observer):
+    def conversation(self, conversation: Conversation, totals: Totals) -> None:
+        raise KeyboardInterrupt  # Ctrl-C while the run goes
+
+
+def test_a_run_interrupted_midway_is_killed_not_left_running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    overrides = {"observability.mlflow_tracking_uri": uri, "observability.mlflow_experiment": "stopped"}
+    with pytest.raises(KeyboardInterrupt):
+        api.run(write_experiment(tmp_path), overrides, observer=StopAfterOne())
+    client, (run,) = only_run(uri, "stopped")
+    assert run.info.status == "KILLED"
+    assert run.data.params["simulation.max_turns"] == "2"  # logged when the run was created
+    assert "manifest.json" in {a.path for a in client.list_artifacts(run.info.run_id)}  # the end's artifacts too
 
 
 def test_a_sweep_is_a_parent_mlflow_run_with_a_child_per_run(
