@@ -388,7 +388,7 @@ def measure(
     rows: list[Row] = []
     with (
         tempfile.TemporaryDirectory(prefix="ragdive-reliability-") as tmp,
-        StubProcess(reply="ragdive.testing.offline:stub_reply", latency_s=latency_s) as stub,
+        StubProcess(reply="ragdive.testing.offline:stub_reply", latency_s=latency_s, keep_requests=True) as stub,
     ):
         workdir = Path(tmp) if keep is None else keep
         workdir.mkdir(parents=True, exist_ok=True)

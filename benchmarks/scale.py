@@ -7,8 +7,8 @@ call made (a document per conversation, the stub's target numbering its answers)
 
 Printed per size: requests sent, wall, the critical-path bound (the longest conversation's chain of calls plus one
 judge round, times L, or requests x L / peak in flight) and wall / bound, the process's peak RSS, and its CPU
-seconds per request. The stub runs in its own process and shares the cores: note the load average. The stub keeps
-every request it was sent (~5 KB each): at 10,000 x 5 (370,000 requests) that is ~2 GB in the stub's process.
+seconds per request. The stub runs in its own process and shares the cores: note the load average. The stub only
+counts the requests (it keeps none), so its own memory stays flat at every size.
 """
 
 from __future__ import annotations

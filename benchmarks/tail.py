@@ -47,7 +47,7 @@ def run_cli(config_path: Path, src: Path | None = None) -> tuple[float, float, P
 def measure(
     latency: float, conversations: int, turns: int, reply: str, rerun: bool, sides: dict[str, Path | None], rounds: int
 ) -> None:
-    with tempfile.TemporaryDirectory() as tmp, StubProcess(latency_s=latency, reply=reply) as stub:
+    with tempfile.TemporaryDirectory() as tmp, StubProcess(latency_s=latency, reply=reply, keep_requests=True) as stub:
         root = Path(tmp)
         corpus = synthetic_corpus(root / "corpus", documents=max(30, conversations))
         label = f"L = {latency:g} s, {conversations} x {turns}"

@@ -280,7 +280,10 @@ def measure_deepeval(corpus: Path, latency: float, conversations: int, turns: in
         print(f"\nDeepEval side by side ({label}): skipped: deepeval is not installed ({exc}); extra `deepeval`")
         return
     print(f"\nDeepEval side by side ({label}); judge prompts in characters (messages + schema), not tokens")
-    with StubProcess(latency_s=latency, reply=deepeval_side.REPLY) as stub, tempfile.TemporaryDirectory() as tmp:
+    with (
+        StubProcess(latency_s=latency, reply=deepeval_side.REPLY, keep_requests=True) as stub,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         for concurrency in (None, 100):
             config = experiment(stub.base_url, corpus, Path(tmp) / str(concurrency), conversations, turns, concurrency)
             ours = asyncio.run(ragdive_run(stub, config))
@@ -307,7 +310,7 @@ def load() -> str:
 
 def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conversations: int, turns: int) -> None:
     with (
-        StubProcess(latency_s=latency, reply="ragdive.testing.role_replies:unique_roles") as stub,
+        StubProcess(latency_s=latency, reply="ragdive.testing.role_replies:unique_roles", keep_requests=True) as stub,
         tempfile.TemporaryDirectory() as tmp,
     ):
         out = Path(tmp)

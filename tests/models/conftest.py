@@ -15,7 +15,7 @@ class Capital(BaseModel):
 
 @pytest.fixture(scope="module")
 def _stub_server() -> Iterator[StubServer]:
-    with StubServer(api_key="sk-test-stub-key") as server:
+    with StubServer(api_key="sk-test-stub-key", keep_requests=True) as server:
         yield server
 
 

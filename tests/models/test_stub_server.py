@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 from pydantic import BaseModel, Field
 
 from ragdive.testing import Fault, StubServer, example_for_schema
@@ -24,7 +25,7 @@ def test_example_for_schema_validates() -> None:
 
 
 def test_faults_in_order_then_normal_answers_and_requests_counted() -> None:
-    with StubServer(reply=lambda body: "custom") as server:
+    with StubServer(reply=lambda body: "custom", keep_requests=True) as server:
         server.plan(Fault.rate_limited(retry_after=2), Fault.error(503), Fault.garbage("<html>"))
         url = f"{server.base_url}/chat/completions"
         body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
@@ -39,6 +40,22 @@ def test_faults_in_order_then_normal_answers_and_requests_counted() -> None:
         assert [r.fault.kind for r in server.requests] == ["status", "status", "garbage", "ok"]
         assert httpx.get(f"{server.base_url}/models").json()["data"][0]["id"] == "stub-model"
     assert server.request_count == 4  # stopped cleanly, log kept
+
+
+def test_by_default_requests_are_counted_not_kept() -> None:
+    # a benchmark's hundreds of thousands of request bodies would otherwise fill the stub's memory
+    with StubServer(reply=lambda body: "custom") as server:
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        for _ in range(3):
+            assert httpx.post(f"{server.base_url}/chat/completions", json=body).status_code == 200
+        assert server.request_count == 3 and server._requests == []
+        with pytest.raises(RuntimeError, match="keep_requests=True"):
+            _ = server.requests
+        stats = httpx.get(f"{server.base_url.removesuffix('/v1')}/_stub/stats").json()
+        assert stats["count"] == 3
+        assert httpx.get(f"{server.base_url.removesuffix('/v1')}/_stub/requests").status_code == 409
+        server.reset()
+        assert server.request_count == 0
 
 
 def test_hang_ends_when_the_client_gives_up() -> None:
@@ -56,7 +73,7 @@ def test_hang_ends_when_the_client_gives_up() -> None:
 def test_stub_in_its_own_process_is_programmed_over_its_control_api() -> None:
     from ragdive.testing import StubProcess
 
-    with StubProcess(api_key="k") as server:
+    with StubProcess(api_key="k", keep_requests=True) as server:
         server.plan(Fault.error(502), Fault.ok("planned"))
         url = f"{server.base_url}/chat/completions"
         body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
@@ -84,7 +101,7 @@ def test_reset_truncated_and_wrong_shape_faults() -> None:
 
     import pytest
 
-    with StubServer() as server:
+    with StubServer(keep_requests=True) as server:
         server.plan(Fault.reset(), Fault.truncated(), Fault.wrong_shape())
         url = f"{server.base_url}/chat/completions"
         with pytest.raises(httpx.RemoteProtocolError):
@@ -113,7 +130,7 @@ def test_random_faults_per_family_are_seeded_and_at_their_rate() -> None:
     assert set(transport) == {"ok", "transport"} and 240 <= transport.count("transport") <= 360
     content = families(FaultRates(content=0.5, seed=1))
     assert set(content) == {"ok", "content"} and 420 <= content.count("content") <= 580
-    with StubServer() as server:  # and the server draws them for every request past its plan
+    with StubServer(keep_requests=True) as server:  # and the server draws them for every request past its plan
         server.plan(Fault.ok()).chaos(FaultRates(content=1.0, seed=2))
         with httpx.Client() as client:
             for _ in range(6):

@@ -18,13 +18,21 @@ from .faults import Fault, FaultRates, ReceivedRequest, fault_from_dict, fault_t
 
 class StubProcess:
     def __init__(
-        self, *, api_key: str | None = None, port: int = 0, reply: str | None = None, latency_s: float = 0.0
+        self,
+        *,
+        api_key: str | None = None,
+        port: int = 0,
+        reply: str | None = None,
+        latency_s: float = 0.0,
+        keep_requests: bool = False,
     ) -> None:
-        """``reply``: ``module:function`` that answers a request body with text (importable in the child);
+        """``keep_requests``: the server keeps every request for ``requests`` (off: it only counts them).
+        ``reply``: ``module:function`` that answers a request body with text (importable in the child);
         ``latency_s``: every normal answer waits this long (the server's --latency)."""
         self.latency_s = latency_s
         self.api_key = api_key
         self.reply = reply
+        self.keep_requests = keep_requests
         self.port = port
         self.base_url = ""
         self._proc: subprocess.Popen[str] | None = None
@@ -37,6 +45,8 @@ class StubProcess:
             cmd += ["--reply", self.reply]
         if self.latency_s:
             cmd += ["--latency", str(self.latency_s)]
+        if self.keep_requests:
+            cmd += ["--keep-requests"]
         self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline().strip()  # the server prints its base URL once it is listening

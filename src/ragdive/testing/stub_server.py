@@ -9,7 +9,9 @@ Each request to ``POST /v1/chat/completions`` takes the next fault from the plan
 fault drawn by ``server.chaos(FaultRates(...))`` when set, else ``Fault.ok()``). A normal answer is
 ``reply(request_json)`` when given, else a JSON instance of the requested
 schema (``response_format``) or a short echo. The server runs uvicorn in a background thread on its own event
-loop, bound to 127.0.0.1 on a free port; it records every request it received.
+loop, bound to 127.0.0.1 on a free port. It counts every request; it keeps them (``server.requests``) only when
+started with ``keep_requests=True``: a benchmark sending hundreds of thousands of requests would otherwise hold
+every body (~5 KB each, ~2 GB at 10,000 conversations x 5).
 """
 
 from __future__ import annotations
@@ -51,8 +53,10 @@ class StubServer:
         host: str = "127.0.0.1",
         port: int = 0,
         latency_s: float = 0.0,
+        keep_requests: bool = False,
     ) -> None:
-        """``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get 401. ``latency_s``: every
+        """``keep_requests``: keep every request received for ``requests`` (off: only counted).
+        ``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` get 401. ``latency_s``: every
         normal answer waits this long first (awaited, so concurrent requests wait side by side, as on a server
         with spare capacity): a fixed-latency model for benchmarks."""
         self.reply = reply
@@ -64,7 +68,9 @@ class StubServer:
         self.model = model
         self.host = host
         self.port = port
-        self.requests: list[ReceivedRequest] = []
+        self.keep_requests = keep_requests
+        self._requests: list[ReceivedRequest] = []
+        self._count = 0
         self.embedding_requests = 0
         self._faults: deque[Fault] = deque()
         self._rates: FaultRates | None = None
@@ -93,14 +99,23 @@ class StubServer:
     def reset(self) -> None:
         with self._lock:
             self._faults.clear()
-            self.requests.clear()
+            self._requests.clear()
+            self._count = 0
             self.peak_in_flight = self.in_flight
             self._rates = None
 
     @property
+    def requests(self) -> list[ReceivedRequest]:
+        """Every request received since the start (or the last reset); only with ``keep_requests=True``."""
+        if not self.keep_requests:
+            raise RuntimeError("this stub server only counts requests: start it with keep_requests=True")
+        with self._lock:
+            return list(self._requests)
+
+    @property
     def request_count(self) -> int:
         with self._lock:
-            return len(self.requests)
+            return self._count
 
     @property
     def base_url(self) -> str:
@@ -185,14 +200,16 @@ class StubServer:
         return JSONResponse({"reset": True})
 
     async def _control_requests(self, request: Request) -> Response:
+        if not self.keep_requests:
+            return _error(409, "this stub server only counts requests: start it with --keep-requests")
         with self._lock:
-            items = [{**asdict(r), "fault": asdict(r.fault)} for r in self.requests]
+            items = [{**asdict(r), "fault": asdict(r.fault)} for r in self._requests]
         return JSONResponse({"count": len(items), "requests": items})
 
     async def _control_stats(self, request: Request) -> Response:
         with self._lock:
             return JSONResponse(
-                {"count": len(self.requests), "peak_in_flight": self.peak_in_flight, "in_flight": self.in_flight}
+                {"count": self._count, "peak_in_flight": self.peak_in_flight, "in_flight": self.in_flight}
             )
 
     async def _embeddings(self, request: Request) -> Response:
@@ -216,8 +233,10 @@ class StubServer:
                 fault = self._rates.draw(self._rng)
             else:
                 fault = Fault.ok()
-            headers = {k: v for k, v in request.headers.items() if k.lower() != "authorization"}
-            self.requests.append(ReceivedRequest(request.url.path, body, headers, fault))
+            self._count += 1
+            if self.keep_requests:
+                headers = {k: v for k, v in request.headers.items() if k.lower() != "authorization"}
+                self._requests.append(ReceivedRequest(request.url.path, body, headers, fault))
         return fault
 
     async def _chat(self, request: Request) -> Response:
@@ -338,7 +357,7 @@ async def _sleep_unless_gone(request: Request, seconds: float) -> None:
 
 
 def main() -> None:
-    """``python -m ragdive.testing [--port N] [--api-key K]``: serve until stopped; the first
+    """``python -m ragdive.testing [--port N] [--api-key K] [--keep-requests]``: serve until stopped; the first
     stdout line is the base URL (StubProcess reads it)."""
     import argparse
 
@@ -347,9 +366,13 @@ def main() -> None:
     parser.add_argument("--api-key", default=None)
     parser.add_argument("--reply", default=None, help="module:function answering a request body with text")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds every normal answer waits")
+    parser.add_argument("--keep-requests", action="store_true", help="keep every request for /_stub/requests")
     args = parser.parse_args()
     reply = load_reply(args.reply) if args.reply else None
-    with StubServer(port=args.port, api_key=args.api_key, reply=reply, latency_s=args.latency) as server:
+    server = StubServer(
+        port=args.port, api_key=args.api_key, reply=reply, latency_s=args.latency, keep_requests=args.keep_requests
+    )
+    with server:
         print(server.base_url, flush=True)
         try:
             while True:
