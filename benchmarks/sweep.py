@@ -196,7 +196,7 @@ async def measure_run(latency: float, args: argparse.Namespace, ray: Any = None)
 
     from ragdive.config import ExperimentConfig
     from ragdive.executors.ray_shards import run_sharded
-    from ragdive.pipeline import prepare_experiment, run_experiment
+    from ragdive.pipeline import RunOptions, prepare_experiment, run_experiment
 
     with tempfile.TemporaryDirectory() as tmp, StubServer(reply=reply, latency_s=latency) as server:
         root = Path(tmp)
@@ -205,7 +205,7 @@ async def measure_run(latency: float, args: argparse.Namespace, ray: Any = None)
         base["simulation"]["concurrency"] = base["evaluation"]["concurrency"] = 16
         config = ExperimentConfig.model_validate(base)
         async with AsyncExitStack() as resources:
-            prepared = await prepare_experiment(config, resources, output=root / "runs", no_cache=True)
+            prepared = await prepare_experiment(config, resources, RunOptions(output=root / "runs", no_cache=True))
             began = time.perf_counter()
             if ray is None:
                 outcome = await run_experiment(prepared)

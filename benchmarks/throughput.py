@@ -55,7 +55,7 @@ from ragdive.config import ExperimentConfig, validate_config
 from ragdive.config.models import ModelSpec
 from ragdive.models import Message, ModelContext, get_model
 from ragdive.models.cache import CompletionCache
-from ragdive.pipeline import prepare_experiment, run_experiment
+from ragdive.pipeline import RunOptions, prepare_experiment, run_experiment
 from ragdive.records import Conversation, ModelSpend, Score, Totals
 from ragdive.simulation import RunObserver
 from ragdive.testing import StubProcess
@@ -143,7 +143,7 @@ async def ragdive_run(stub: StubProcess, config: Any) -> RunFigures:
     stub.reset()
     clock = Clock()
     async with AsyncExitStack() as resources:
-        prepared = await prepare_experiment(config, resources, observer=clock)
+        prepared = await prepare_experiment(config, resources, RunOptions(observer=clock))
         clock.start, cpu = time.perf_counter(), time.process_time()
         outcome = await run_experiment(prepared, on_score=clock.score)
         wall, cpu = time.perf_counter() - clock.start, time.process_time() - cpu
