@@ -1,0 +1,66 @@
+"""The text pass uses only the patterns whose words a text holds (redaction._NEEDS): it must mask exactly what the
+whole alternation masks, on texts that hold every pattern's trigger in every case form re.IGNORECASE folds."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from ragdive import redaction
+from ragdive.redaction import forget_secrets, redact_text, register_secret
+
+PIECES = [
+    "the river flows through the valley",
+    '"api_key": "abcd1234efgh5678"',
+    '"prompt_tokens": "12"',
+    '"Authorization":"Basic dXNlcjpwYXNzd29yZA=="',
+    "password = hunter2hunter",
+    "PaSSwd: s3cr3tvalue",
+    "see https://user:pw@example.org/hook/AbCdEf0123456789AbCdEf0123?code=xyz&page=2",
+    "HTTP://EXAMPLE.ORG/a?sig=0a1b2c3d4e5f6a7b8c9d",
+    "Bearer abcdefgh12345678",
+    "token  ZYXWVUT987654321",
+    "sk-ABCDEFGHIJKLMNOPQRSTUV",
+    "AKIAABCDEFGHIJKLMNOP",
+    "ghp_abcdefghijklmnopqrstuvwxyz",
+    "xoxb-1234567890-abcdef",
+    "monkey keyword author cookies",
+    "\u017fk-ABCDEFGHIJKLMNOPQRSTUV",  # long s: re.IGNORECASE matches it to "s"
+    "\u212aEY",  # the Kelvin sign folds to "k"
+    "acce\u017f\u017f_token: \u0130abcdefgh",
+    "My-Known-Secret-9876",
+    "my-known-secret-9876",
+    "\u03c3\u03b5\u03c1\u03b5\u03c2-K\u00c9Y-1",  # a final sigma: re folds it to the secret, str.lower does not
+    'a "quoted \\"string\\" here"',
+]
+
+
+def whole_alternation(text: str) -> str:
+    names = (*redaction._FIXED_PATTERNS, "known")
+    return redaction._pattern(names).sub(redaction._replace, text)
+
+
+@pytest.mark.parametrize("secret", ["My-Known-Secret-9876", "\u03c3\u03b5\u03c1\u03b5\u03c3-k\u00e9y-1"])
+def test_the_prefiltered_pass_masks_what_the_whole_alternation_masks(secret: str) -> None:
+    forget_secrets()
+    try:
+        register_secret(secret)
+        rng = random.Random(27)
+        texts = [" ".join(rng.sample(PIECES, rng.randint(1, 6))) for _ in range(400)]
+        texts += [json.dumps({"text": t, "n": 1}, ensure_ascii=rng.random() < 0.5) for t in texts[:200]]
+        texts += PIECES
+        differ = [t for t in texts if redact_text(t) != whole_alternation(t)]
+        assert not differ, differ[:3]
+        masked = sum(redact_text(t) != t for t in texts)
+        assert masked > len(texts) // 2  # the texts did exercise the masking
+        assert redact_text("the river flows") == "the river flows"
+    finally:
+        forget_secrets()
+
+
+def test_a_text_without_any_trigger_skips_every_pattern() -> None:
+    assert redaction._needed("the river flows through the valley, 3 km long") == ()
+    assert redaction._needed("see http://x.org") == ("url",)
+    assert "shape" in redaction._needed("\u017fk-ABCDEFGHIJKLMNOPQRSTUV")
