@@ -137,3 +137,24 @@ def test_only_the_session_starts_and_finishes_a_run_and_only_the_store_writes_it
         callers = {file for file, receiver in _calls(attribute) if "recorder" in receiver.lower()}
         assert callers <= {"store/session.py"}, (attribute, callers)
     assert {file for file, _ in _calls("_write_manifest")} == {"store/run.py"}
+
+
+def test_conversations_finishing_together_share_a_manifest_write_and_the_last_one_is_exact(
+    tmp_path: Path, writes: ManifestWrites, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragdive.simulation import runner
+    from ragdive.store.spend_journal import read_journal
+
+    monkeypatch.setattr(runner, "RECORD_EVERY_S", 3600.0)  # only the first conversation's write is due
+    config = write_experiment(tmp_path, conversations=6)
+    assert main(["simulate", str(config), "--no-cache"]) == 0
+    run = _run_dir(capsys.readouterr().out)
+    writes.assert_one_session(run, "finished")
+    running = writes.of(run).count("running")
+    assert running <= 4, writes.of(run)  # start, the first conversation, the end of the work: not one per conversation
+    store = RunStore.open(run)
+    totals = store.read_manifest().totals
+    assert totals.conversations == 6 == len(store.current_conversations())
+    assert totals.turns == sum(len(c.turns) for c in store.current_conversations())
+    journaled = {key: len(lines) for key, lines in read_journal(run).items()}
+    assert journaled and {(s.role, s.model): s.journal_lines for s in totals.spend} == journaled
