@@ -36,3 +36,14 @@ def test_short_text_is_untouched_and_runs_without_a_setting_get_the_default(tmp_
     long = "q" * (DEFAULT_MAX_TEXT_CHARS + 10)
     unlimited.append_score(Score(conversation_id="c", metric="m", value=1.0, reason=long))
     assert unlimited.scores().records[0].reason == long
+
+
+def test_a_line_longer_than_the_cap_is_cut_only_where_one_string_is(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path, config={"store": {"max_text_chars": 100}})
+    many = {"claims": [{"claim": "c" * 90} for _ in range(5)]}  # a 500-character line, no string over 100
+    store.append_scores([Score(conversation_id="c1", metric="m", value=1.0, reason="r" * 100, details=many)])
+    store.append_scores([Score(conversation_id="c2", metric="m", value=1.0, reason="s" * 101, details=many)])
+    kept, cut = RunStore.open(store.path).scores().records
+    assert kept.reason == "r" * 100 and kept.details == many
+    assert cut.reason.startswith("s" * 100) and "101 characters, the first 100 kept" in cut.reason
+    assert cut.details == many

@@ -183,16 +183,17 @@ class CompletionCache:
 
     def put(self, key: str, completion: Completion) -> None:
         """Queue the entry for the writer (served from memory until committed); see ``settled``."""
+        # secrets masked as in the run files (a reply that quotes a key stays on disk for good); keys are hashes.
+        # The two texts alone: the entry's own field names ("prompt_tokens") would wake the token patterns.
         value = {
-            "text": completion.text,
-            "model": completion.model,
+            "text": redact_text(completion.text),
+            "model": redact_text(completion.model),
             "finish_reason": completion.finish_reason,
             "prompt_tokens": completion.usage.prompt_tokens,
             "completion_tokens": completion.usage.completion_tokens,
         }
         self._stored.add(_prefix(key))  # before it is queued: committed, it is still known (not yet re-read)
-        # secrets masked as in the run files (a reply that quotes a key stays on disk for good); keys are hashes
-        stored = redact_text(json.dumps(value, ensure_ascii=False))
+        stored = json.dumps(value, ensure_ascii=False)
         self._queue(key, (key, completion.model, time.time(), stored))
 
     def discard(self, key: str) -> None:

@@ -8,15 +8,13 @@ a record written to a run file (answers, contexts, drafts, errors, judge reasons
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+import json
+from typing import Any
 
 from pydantic import BaseModel
 
 DEFAULT_MAX_TEXT_CHARS = 100_000
 """Far above any real answer or passage (a long answer is a few thousand characters), far below what hurts."""
-
-R = TypeVar("R", bound=BaseModel)
-
 
 def truncation_marker(original_chars: int, kept: int) -> str:
     return f" …[truncated by ragdive: {original_chars:,} characters, the first {kept:,} kept; store.max_text_chars]"
@@ -44,9 +42,13 @@ def _cap(value: Any, limit: int) -> tuple[Any, bool]:
     return value, False
 
 
-def capped(record: R, limit: int | None) -> R:
-    """The record with every string longer than ``limit`` cut and marked (the record itself when none is)."""
-    if limit is None:
-        return record
-    data, changed = _cap(record.model_dump(mode="json"), limit)
-    return type(record).model_validate(data) if changed else record
+def capped_json(record: BaseModel | dict[str, Any], limit: int | None) -> str:
+    """The record as one line of JSON text, every string longer than ``limit`` cut and marked."""
+    data = record.model_dump(mode="json") if isinstance(record, BaseModel) else record
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # No string is longer than the JSON text that holds it: a record shorter than the cap (nearly all) is not walked
+    if limit is not None and len(text) > limit:
+        data, cut = _cap(data, limit)
+        if cut:
+            text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text

@@ -23,16 +23,17 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import StoreError, storage_error
 from ..redaction import redact_text
+from .caps import capped_json
 from .lock import check_writable
 from .torn import cut_torn_tail
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def to_json_line(record: BaseModel | dict[str, Any]) -> str:
-    """One line of JSON, its secrets masked as text in one pass (redaction.redact_text: not a walk of the record)."""
-    data = record.model_dump(mode="json") if isinstance(record, BaseModel) else record
-    return redact_text(json.dumps(data, ensure_ascii=False, separators=(",", ":"))) + "\n"
+def to_json_line(record: BaseModel | dict[str, Any], max_text_chars: int | None = None) -> str:
+    """One line of JSON, every string cut to ``max_text_chars`` (store.caps), its secrets masked as text in one
+    pass (redaction.redact_text: not a walk of the record)."""
+    return redact_text(capped_json(record, max_text_chars)) + "\n"
 
 
 class JsonlAppender:
@@ -47,14 +48,14 @@ class JsonlAppender:
         self._flusher: asyncio.Task[None] | None = None
         self._opened = False
 
-    def append(self, record: BaseModel | dict[str, Any]) -> None:
-        self._write_lines(to_json_line(record).encode("utf-8"))
+    def append(self, record: BaseModel | dict[str, Any], max_text_chars: int | None = None) -> None:
+        self._write_lines(to_json_line(record, max_text_chars).encode("utf-8"))
 
-    async def write(self, record: BaseModel | dict[str, Any]) -> None:
+    async def write(self, record: BaseModel | dict[str, Any], max_text_chars: int | None = None) -> None:
         """Append ``record``; returns once its line is fsync'ed, sharing the write with concurrent callers."""
         loop = asyncio.get_running_loop()
         written: asyncio.Future[None] = loop.create_future()
-        self._batch.append((to_json_line(record).encode("utf-8"), written))
+        self._batch.append((to_json_line(record, max_text_chars).encode("utf-8"), written))
         if self._flusher is None or self._flusher.done() or self._flusher.get_loop() is not loop:
             # a task of its own, not the first caller's coroutine: a cancelled caller must not strand the others
             self._flusher = loop.create_task(self._flush())
@@ -119,10 +120,10 @@ class JsonlAppender:
             finally:
                 os.close(fd)
 
-    def append_all(self, records: Iterable[BaseModel | dict[str, Any]]) -> None:
+    def append_all(self, records: Iterable[BaseModel | dict[str, Any]], max_text_chars: int | None = None) -> None:
         """Append every record in one write and one fsync: a batch that must land whole (an annotation import)
         is either on disk or, cut by a kill, a torn last line the reader skips; never a readable half."""
-        data = "".join(to_json_line(r) for r in records).encode("utf-8")
+        data = "".join(to_json_line(r, max_text_chars) for r in records).encode("utf-8")
         if data:
             self._write_lines(data)
 

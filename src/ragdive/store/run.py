@@ -20,7 +20,7 @@ from ..errors import StoreError, storage_error
 from ..records import Annotation, Conversation, Rejection, RunManifest, Score, Totals
 from ..records._base import utc_now
 from ..redaction import redact
-from .caps import DEFAULT_MAX_TEXT_CHARS, capped
+from .caps import DEFAULT_MAX_TEXT_CHARS
 from .jsonl import JsonlAppender, ReadResult, read_jsonl
 from .latest import latest, latest_rejections, latest_scores
 from .lock import check_writable
@@ -198,21 +198,21 @@ class RunStore:
         return self._max_text_chars
 
     def append_conversation(self, conversation: Conversation) -> None:
-        self._conversations.append(capped(conversation, self.max_text_chars))
+        self._conversations.append(conversation, self.max_text_chars)
 
     def append_rejection(self, rejection: Rejection) -> None:
-        self._rejections.append(capped(rejection, self.max_text_chars))
+        self._rejections.append(rejection, self.max_text_chars)
 
     def append_rejections(self, rejections: list[Rejection]) -> None:
         """A conversation's rejections in one write and one fsync, each capped as append_rejection does."""
-        self._rejections.append_all(capped(r, self.max_text_chars) for r in rejections)
+        self._rejections.append_all(rejections, self.max_text_chars)
 
     def append_score(self, score: Score) -> None:
-        self._evaluations.append(capped(score, self.max_text_chars))
+        self._evaluations.append(score, self.max_text_chars)
 
     async def write_score(self, score: Score) -> None:
         """Group-committed: returns once the score's line is fsync'ed; concurrent scores share the fsync."""
-        await self._evaluations.write(capped(score, self.max_text_chars))
+        await self._evaluations.write(score, self.max_text_chars)
 
     async def drain_scores(self) -> None:
         """Wait for score lines still being written (a cancelled writer's too): the counts read the file next."""
@@ -220,7 +220,7 @@ class RunStore:
 
     def append_scores(self, scores: Iterable[Score]) -> None:
         """Many scores, one write and one fsync (see JsonlAppender.append_all), each capped as append_score does."""
-        self._evaluations.append_all(capped(score, self.max_text_chars) for score in scores)
+        self._evaluations.append_all(scores, self.max_text_chars)
 
     def append_annotations(self, annotations: Iterable[Annotation]) -> None:
         """One import's ratings in a single write: an import lands whole or not at all."""
@@ -228,7 +228,7 @@ class RunStore:
 
     def append_conversations(self, conversations: Iterable[Conversation]) -> None:
         """Many conversations, one write and one fsync: a batch finished as a whole (an import)."""
-        self._conversations.append_all(capped(c, self.max_text_chars) for c in conversations)
+        self._conversations.append_all(conversations, self.max_text_chars)
 
     def publish(self, final: Path) -> RunStore:
         """Move this run directory (made in a staging folder) to ``final`` in one rename, so that a reader never
