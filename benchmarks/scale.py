@@ -6,9 +6,10 @@ call made (a document per conversation, the stub's target numbering its answers)
     python benchmarks/scale.py --sizes 50,400,2000,10000         # the issue's table (10,000 x 5: see below)
 
 Printed per size: requests sent, wall, the critical-path bound (the longest conversation's chain of calls plus one
-judge round, times L, or requests x L / peak in flight) and wall / bound, the process's peak RSS, and its CPU
-seconds per request. The stub runs in its own process and shares the cores: note the load average. The stub only
-counts the requests (it keeps none), so its own memory stays flat at every size.
+judge round, times L, or requests x L / peak in flight) and wall / bound, the process's peak RSS, its CPU
+milliseconds per request, and the stub's (its own process: when either is near a core's worth of the wall, the
+two cores are the limit, not the latency). Note the load average. The stub only counts the requests (it keeps
+none), so its own memory stays flat at every size.
 """
 
 from __future__ import annotations
@@ -54,13 +55,21 @@ def run_once(latency: float, conversations: int, turns: int) -> str:
             raise RuntimeError(f"ragdive run exited {child.returncode}")
         store = RunStore.open(Path(out.strip().splitlines()[-1]))
         requests, peak = stub.request_count, stub.peak_in_flight
+        stub_cpu = process_cpu(stub.pid)
         longest = max(chain_calls(c) for c in store.current_conversations())
         bound = max((longest + 1) * latency, requests * latency / max(1, peak))
         cpu = usage.ru_utime + usage.ru_stime
         return (
             f"{conversations:>7,} x {turns} {requests:>9,} {wall:>8.1f} {bound:>8.1f} {wall / bound:>11.2f} "
-            f"{usage.ru_maxrss / 1024:>9.0f} {1000 * cpu / max(1, requests):>11.2f}"
+            f"{usage.ru_maxrss / 1024:>9.0f} {1000 * cpu / max(1, requests):>11.2f} "
+            f"{1000 * stub_cpu / max(1, requests):>12.2f}"
         )
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a running process has used so far, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
@@ -72,7 +81,7 @@ def main() -> int:
     print("load average at start: {:.2f} {:.2f} {:.2f} ({} cores)".format(*os.getloadavg(), os.cpu_count()))
     print(f"L = {args.latency:g} s")
     heads = (("size", 11), ("requests", 9), ("wall s", 8), ("bound s", 8), ("wall/bound", 11), ("peak MiB", 9))
-    print(" ".join(f"{h:>{w}}" for h, w in heads) + f" {'CPU ms/req':>11}")
+    print(" ".join(f"{h:>{w}}" for h, w in heads) + f" {'CPU ms/req':>11} {'stub ms/req':>12}")
     for size in (int(s) for s in args.sizes.split(",")):
         print(run_once(args.latency, size, args.turns), flush=True)
     print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))

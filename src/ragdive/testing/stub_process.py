@@ -87,6 +87,12 @@ class StubProcess:
         return [ReceivedRequest(**{**item, "fault": fault_from_dict(item["fault"])}) for item in items]
 
     @property
+    def pid(self) -> int:
+        """The server process's id (a benchmark reads its CPU time)."""
+        assert self._proc is not None, "the stub process is not started"
+        return self._proc.pid
+
+    @property
     def request_count(self) -> int:
         return int(self._control("GET", "stats")["count"])
 
