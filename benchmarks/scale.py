@@ -6,7 +6,8 @@ call made (a document per conversation, the stub's target numbering its answers)
     python benchmarks/scale.py --sizes 50,400,2000,10000         # the issue's table (10,000 x 5: see below)
 
 Printed per size: requests sent, wall, the critical-path bound (the longest conversation's chain of calls plus one
-judge round, times L, or requests x L / peak in flight) and wall / bound, the process's peak RSS, its CPU
+judge round, times L; the busiest limit's requests x L / that limit: conversations at once, the judge's calls in
+flight; or requests x L / peak in flight) and wall / bound, the process's peak RSS, its CPU
 milliseconds per request, and the stub's (its own process: when either is near a core's worth of the wall, the
 two cores are the limit, not the latency). Note the load average. The stub only counts the requests (it keeps
 none), so its own memory stays flat at every size.
@@ -25,6 +26,7 @@ from pathlib import Path
 import yaml
 from throughput import chain_calls, experiment, synthetic_corpus
 
+from ragdive.config import ExperimentConfig
 from ragdive.store import RunStore
 from ragdive.testing import StubProcess
 
@@ -57,13 +59,26 @@ def run_once(latency: float, conversations: int, turns: int) -> str:
         requests, peak = stub.request_count, stub.peak_in_flight
         stub_cpu = process_cpu(stub.pid)
         longest = max(chain_calls(c) for c in store.current_conversations())
-        bound = max((longest + 1) * latency, requests * latency / max(1, peak))
+        bound = max((longest + 1) * latency, requests * latency / max(1, peak), limits_bound(store, config, latency))
         cpu = usage.ru_utime + usage.ru_stime
         return (
             f"{conversations:>7,} x {turns} {requests:>9,} {wall:>8.1f} {bound:>8.1f} {wall / bound:>11.2f} "
             f"{usage.ru_maxrss / 1024:>9.0f} {1000 * cpu / max(1, requests):>11.2f} "
             f"{1000 * stub_cpu / max(1, requests):>12.2f}"
         )
+
+
+def limits_bound(store: RunStore, config: ExperimentConfig, latency: float) -> float:
+    """What the configured limits allow at best: each conversation has one call in flight (user, validator or
+    target: simulation.concurrency at once), the judge at most min(its model's max_concurrency,
+    evaluation.concurrency); the busier of the two, its requests x L / its limit."""
+    totals = store.read_manifest().totals
+    judge = sum(line.calls for line in totals.spend if line.role == "judge")
+    simulating = sum(line.calls for line in totals.spend if line.role != "judge") + totals.turns  # + the target's
+    judge_spec = config.models.for_role("judge")
+    assert judge_spec is not None
+    judge_limit = min(judge_spec.max_concurrency, config.evaluation.concurrency)
+    return max(judge * latency / judge_limit, simulating * latency / config.simulation.concurrency)
 
 
 def process_cpu(pid: int) -> float:
