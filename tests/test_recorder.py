@@ -110,16 +110,18 @@ def test_the_counts_slim_records_read_the_fields_the_records_have() -> None:
     from pydantic_core import PydanticUndefined
 
     from ragdive.records import Conversation, Rejection, Score, Turn
-    from ragdive.store import counts
+    from ragdive.store import counts, run
 
     pairs = [
         (counts._ConversationCount, Conversation),
         (counts._TurnCount, Turn),
         (counts._RejectionCount, Rejection),
         (counts._ScoreCount, Score),
+        (run._ConversationHead, Conversation),
     ]
     for slim, full in pairs:
         for name, field in slim.model_fields.items():
+            name = getattr(slim, "DERIVED", {}).get(name, name)  # judge_failed is read from details
             assert name in full.model_fields, (slim.__name__, name)
             real = full.model_fields[name]
             if field.default is not PydanticUndefined:

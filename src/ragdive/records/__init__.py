@@ -31,7 +31,7 @@ from .manifest import (
     Totals,
     known_rejections,
 )
-from .scoring import JUDGE_FAILURES, UNSCORED_KINDS, Score, kind_of_unscored
+from .scoring import JUDGE_FAILURES, UNSCORED_KINDS, Score, kind_of_unscored, unscored_kind_from
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -58,6 +58,7 @@ __all__ = [
     "Score",
     "UNSCORED_KINDS",
     "JUDGE_FAILURES",
+    "unscored_kind_from",
     "kind_of_unscored",
     "known_rejections",
     "SourceFile",

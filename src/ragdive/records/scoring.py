@@ -34,9 +34,12 @@ def kind_of_unscored(score: Score) -> str | None:
     from their recorded reason and details, once, here."""
     if score.value is not None:
         return None
-    if score.unscored_kind:
-        return score.unscored_kind
-    return _classify(score.unscored_reason or "", bool(score.details.get("judge_failed")))
+    return unscored_kind_from(score.unscored_kind, score.unscored_reason, bool(score.details.get("judge_failed")))
+
+
+def unscored_kind_from(kind: str | None, reason: str | None, judge_failed: bool) -> str:
+    """An unscored line's kind from its fields (kind_of_unscored; a counter that reads only these fields)."""
+    return kind or _classify(reason or "", judge_failed)
 
 
 def _classify(reason: str, judge_failed: bool) -> str:

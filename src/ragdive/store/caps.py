@@ -16,6 +16,7 @@ from pydantic import BaseModel
 DEFAULT_MAX_TEXT_CHARS = 100_000
 """Far above any real answer or passage (a long answer is a few thousand characters), far below what hurts."""
 
+
 def truncation_marker(original_chars: int, kept: int) -> str:
     return f" …[truncated by ragdive: {original_chars:,} characters, the first {kept:,} kept; store.max_text_chars]"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..records import JUDGE_FAILURES, kind_of_unscored
+from .counts import FileCounts
 from .run import RunStore
 
 EXIT_INCOMPLETE = 4
@@ -49,14 +49,7 @@ class Completeness:
         return "continue with: " + " && ".join(steps)
 
 
-def completeness(store: RunStore) -> Completeness:
-    conversations = store.current_conversations()
-    scores = store.current_scores()
-    return Completeness(
-        conversations=len(conversations),
-        # a static question the target failed is marked error on its conversation too: that is the target's
-        # answer (as a dynamic conversation the target failed ends early), not work the run left undone
-        in_error=sum(c.status == "error" and not any(t.error for t in c.turns) for c in conversations),
-        items=len(scores),
-        judge_failed=sum(kind_of_unscored(s) in JUDGE_FAILURES for s in scores),
-    )
+def completeness(store: RunStore, counts: FileCounts | None = None) -> Completeness:
+    """Counted from the files' lines read into slim records (store.counts), not whole conversations and scores;
+    ``counts``: a counter of this run that has already read most of them (a run's recorder, at its end)."""
+    return Completeness(**(counts or FileCounts(store.path)).gaps())

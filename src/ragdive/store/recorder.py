@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from ..records import ModelLimit, ModelSpend, RunManifest, Totals
+from .completeness import Completeness, completeness
 from .counts import FileCounts
 from .liveness import this_process
 from .run import RunStore
@@ -49,6 +50,11 @@ class RunRecorder:
             self._recover()
         self._journal = journal
         ledger.sink = journal.append
+
+    def completeness(self) -> Completeness:
+        """What the run left undone, from this recorder's counter: at the end of a run it has read all but the
+        last lines, so this reads those only (store.completeness)."""
+        return completeness(self.store, self._counts)
 
     # -- status ------------------------------------------------------------------------------------------------
     def start(

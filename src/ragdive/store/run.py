@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .._version import __version__
 from ..config import format_validation_error
@@ -76,6 +76,15 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+class _ConversationHead(BaseModel):
+    """What the readers of scores and rejections need of a conversation line (the fields and defaults of
+    records.Conversation): validating its turns, contexts and attempts is most of reading it."""
+
+    id: str
+    status: str = "finished"
+    finished: datetime
 
 
 class RunStore:
@@ -267,7 +276,7 @@ class RunStore:
     def current_scores(self) -> list[Score]:
         """One score per (conversation, turn, metric), the latest line, and only of the conversation line it judged
         (a score of a conversation redone since is stale): what every reader should count."""
-        finished = {c.id: c.finished for c in self.current_conversations()}
+        finished = {c.id: c.finished for c in self._conversation_heads()}  # the latest line's, of each id
         return [
             s
             for s in latest_scores(self.scores().records)
@@ -276,12 +285,16 @@ class RunStore:
 
     def current_rejections(self) -> list[Rejection]:
         """One rejection per id, the latest line, of conversations on disk: what every reader should count."""
-        return latest_rejections(self.rejections().records, {c.id for c in self.current_conversations()})
+        return latest_rejections(self.rejections().records, {c.id for c in self._conversation_heads()})
 
     def finished_conversation_ids(self) -> set[str]:
         """Ids whose latest line is done: a resumed run skips these and never writes them twice. A conversation
         that failed (status error: a model outage, a bug) is not done: a resumed run simulates it again."""
-        return {c.id for c in self.current_conversations() if c.status != "error"}
+        return {c.id for c in latest(self._conversation_heads(), lambda c: c.id) if c.status != "error"}
+
+    def _conversation_heads(self) -> list[_ConversationHead]:
+        """Every conversation line's id, status and stamp, in file order."""
+        return read_jsonl(self.path / CONVERSATIONS, _ConversationHead).records
 
     @property
     def report_path(self) -> Path:

@@ -17,14 +17,13 @@ branch there, and one more exit code (4) where the command line maps statuses to
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..errors import BudgetExceeded, RagdiveError
 from ..records import ModelLimit, ModelSpend, RunManifest
-from .completeness import Completeness, completeness
+from .completeness import Completeness
 from .lock import acquire
 from .recorder import RunRecorder
 from .run import RunStore
@@ -144,7 +143,7 @@ class RunSession:
         Once: a second call returns the first ending and writes nothing."""
         if self.ending is not None:
             return self.ending
-        gaps = functools.partial(completeness, self.store)  # read only when the work finished
+        gaps = self.recorder.completeness  # read only when the work finished
         ending = decide_ending(outcome, raised, self.before if self._adds_to_run else None, gaps)
         self.ending = ending
         ran = ending.status in ("finished", "incomplete") and self._final_fields is not None
