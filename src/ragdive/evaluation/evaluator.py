@@ -99,7 +99,7 @@ class Evaluator:
     def window(self) -> int:
         """Jobs in flight at once: twice the judge's concurrency, so a job between its calls (a multi-step metric)
         does not leave a judge slot idle; the rest are created as these finish."""
-        return 2 * max(1, int(getattr(self.judge, "concurrency", 4)))
+        return 4 * max(1, int(getattr(self.judge, "concurrency", 4)))
 
     def changed_scores(self, existing: list[Score]) -> list[Score]:
         """Scores of this evaluator's metrics whose version or prompt fingerprint is not the current one (a score
