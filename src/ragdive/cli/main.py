@@ -9,6 +9,7 @@ import typer
 
 from .._version import __version__
 from ..errors import RagdiveError, is_storage_error, storage_error
+from ..gc_policy import fewer_collections
 from ..safe_text import visible_controls
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
 from .lazy import LazyCommands
@@ -44,7 +45,9 @@ def _root(
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: user errors are one line and exit 2; bugs exit 1 with a hint; Ctrl-C exits 130 and
     SIGTERM, which stops a run the same way, 143."""
-    with sigterm_as_interrupt() as stop, safe_output():  # every write: secrets masked, control characters shown
+    # every write: secrets masked, control characters shown; a command is one batch process: its objects die young
+    # (ragdive.gc_policy: the end of a run reads every record it wrote)
+    with sigterm_as_interrupt() as stop, safe_output(), fewer_collections():
         return _main(argv, stop)
 
 

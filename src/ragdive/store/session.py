@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from ..errors import BudgetExceeded, RagdiveError
+from ..gc_policy import fewer_collections
 from ..records import ModelLimit, ModelSpend, RunManifest
 from .completeness import Completeness
 from .lock import acquire
@@ -162,7 +163,8 @@ class RunSession:
         raised; what it raised is raised again once the final status is written."""
         self.start()
         try:
-            outcome = await work()
+            with fewer_collections():  # a run's many short-lived objects die young (ragdive.gc_policy)
+                outcome = await work()
         except BaseException as exc:
             self.conclude(raised=exc)
             raise
