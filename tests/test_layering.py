@@ -24,6 +24,7 @@ SHARED = {
     "json_lines",
     "http_client",
     "case_files",
+    "gc_policy",
 }
 ALLOWED: dict[str, set[str]] = {
     "records": set(),
