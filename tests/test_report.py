@@ -68,7 +68,7 @@ def test_packed_conversations_store_each_context_once_and_give_the_data_back(tmp
     import base64
     import gzip
 
-    conversations = report_data(write_scripted_run(tmp_path, conversations=3, turns=2))["conversations"]
+    conversations = list(report_data(write_scripted_run(tmp_path, conversations=3, turns=2))["conversations"])
     shared = {"text": "The same passage <for> every turn & question.", "source": "s", "score": 0.5}
     for conversation in conversations:
         for turn in conversation["turns"]:
@@ -87,7 +87,8 @@ def test_report_data_holds_the_run(tmp_path: Path) -> None:
     assert summary["correctness"]["n_unscored"] == 1
     assert summary["correctness"]["unscored_reasons"] == {"judge_failed": 1}
     assert ("seed", "7") in data["setup"] and ("corpus", "corpus/docs") in data["setup"]
-    assert data["conversations"][0]["has_unscored"] and not data["conversations"][1]["has_unscored"]
+    views = list(data["conversations"])  # made as they are read, again at every read
+    assert views[0]["has_unscored"] and not views[1]["has_unscored"] and len(data["conversations"]) == len(views)
 
 
 def test_the_vendored_plotly_js_is_the_official_bundle_for_this_plotly() -> None:

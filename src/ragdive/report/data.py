@@ -7,7 +7,7 @@ untouched: escaping is the template's job (autoescape) and the JSON block's (see
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..analysis import RunScores, alarm_limits, summarize_run, validity_alarms
@@ -47,9 +47,6 @@ def report_data(
     name = manifest.name or manifest.run_id
     records = RunRecords(name, conversations, store.current_rejections(), scores)
     analysis = analyse_groups([records], embed, threshold=threshold, judge_pairs=judge_pairs)[ALL]
-    by_conversation: dict[str, list[Score]] = {}
-    for s in scores:
-        by_conversation.setdefault(s.conversation_id, []).append(s)
     run = RunScores(name, conversations, scores, kind=manifest.kind)
     summaries = summarize_run(run)
     return {
@@ -70,7 +67,7 @@ def report_data(
             for s in summaries
         ],
         "analysis": to_data(analysis),
-        "conversations": [conversation_view(c, by_conversation.get(c.id, [])) for c in conversations],
+        "conversations": ConversationViews(conversations, scores),
         "themes": themes,
     }
 
@@ -142,6 +139,25 @@ def _turn_view(t: Turn, scores: Iterable[Score]) -> dict[str, Any]:
         "overruled": t.validator_overruled,
         "scores": [_score_view(s) for s in scores],
     }
+
+
+class ConversationViews:
+    """The conversations' views for the browser, each made when it is read and let go after (the report packs
+    them one at a time: every view held at once was another copy of every turn, context and score of the run, the
+    largest part of the end of a 10,000-conversation run's memory). Iterable again; ``len`` without making any."""
+
+    def __init__(self, conversations: list[Conversation], scores: Iterable[Score]) -> None:
+        self.conversations = conversations
+        self.scores: dict[str, list[Score]] = {}
+        for s in scores:
+            self.scores.setdefault(s.conversation_id, []).append(s)
+
+    def __len__(self) -> int:
+        return len(self.conversations)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for c in self.conversations:
+            yield conversation_view(c, self.scores.get(c.id, []))
 
 
 def conversation_view(c: Conversation, mine: list[Score]) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import zlib
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,23 +38,32 @@ def json_block(value: Any) -> Markup:
     return Markup(text)  # noqa: S704 - escaped just above, for the JSON-in-script context
 
 
-def packed_conversations(conversations: list[dict[str, Any]]) -> str:
+def packed_conversations(conversations: Iterable[dict[str, Any]]) -> str:
     """The conversation browser's data as the page embeds it: JSON, gzip'ed, base64 (decoded in the page by the
     browser's own DecompressionStream). Each distinct context text is stored once, in ``contexts``, and a turn's
     context names it by index (``t``): a target returns the same passages for many questions, and a judge's
-    contexts were the largest part of a big report (issue 27 measured 11.4 MB at 1,000 x 5). Base64 has no
-    character that could end the script element."""
+    contexts were the largest part of a big report (issue 27 measured 11.4 MB at 1,000 x 5). Each conversation is
+    encoded and compressed as it comes, so neither the whole JSON text nor every view is ever held at once.
+    Base64 has no character that could end the script element."""
     texts: dict[str, int] = {}
 
     def ref(context: dict[str, Any]) -> dict[str, Any]:
         index = texts.setdefault(context["text"], len(texts))
         return {"t": index, "source": context["source"], "score": context["score"]}
 
-    packed = [
-        {**c, "turns": [{**t, "contexts": [ref(x) for x in t["contexts"]]} for t in c["turns"]]} for c in conversations
-    ]
-    raw = json.dumps({"contexts": list(texts), "conversations": packed}, ensure_ascii=False, separators=(",", ":"))
-    return base64.b64encode(gzip.compress(raw.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # wbits 31: a gzip stream, its header without a date
+    chunks: list[bytes] = []
+
+    def put(text: str) -> None:
+        chunks.append(packer.compress(text.encode("utf-8")))
+
+    put('{"conversations":[')
+    for n, c in enumerate(conversations):
+        packed = {**c, "turns": [{**t, "contexts": [ref(x) for x in t["contexts"]]} for t in c["turns"]]}
+        put(("," if n else "") + json.dumps(packed, ensure_ascii=False, separators=(",", ":")))
+    put('],"contexts":' + json.dumps(list(texts), ensure_ascii=False, separators=(",", ":")) + "}")
+    chunks.append(packer.flush())
+    return base64.b64encode(b"".join(chunks)).decode("ascii")
 
 
 def unpacked_conversations(block: str) -> list[dict[str, Any]]:
