@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 from pydantic import BaseModel, Field
@@ -239,3 +241,31 @@ def test_prefix_cached_roles_reports_the_prefix_a_model_was_already_sent_as_cach
     # "system You play a user. Stay in character. user Document one. Turn" is shared: 12 words of 14
     assert (usages[1]["prompt_tokens"], usages[1]["prompt_tokens_details"]["cached_tokens"]) == (14, 12)
     assert usages[2]["prompt_tokens_details"]["cached_tokens"] == 0  # another model has its own cache
+
+
+def test_corpus_contexts_reply_retrieves_real_length_passages_sharing_the_question_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragdive.testing import role_replies
+
+    filler = " ".join(f"Sentence {i} talks about weather and clouds." for i in range(60))  # ~2,700 characters
+    (tmp_path / "a.txt").write_text(filler + " The lighthouse keeper lived on the granite island.")
+    (tmp_path / "b.md").write_text(filler)
+    monkeypatch.setenv(role_replies.CONTEXTS_FOLDER, str(tmp_path))
+    role_replies._passages.cache_clear()
+    try:
+        plain = {"model": "rag", "messages": [{"role": "user", "content": "Where did the lighthouse keeper live?"}]}
+        reply = role_replies.corpus_contexts(plain)
+        assert isinstance(reply, dict) and reply["text"].startswith("The stub answers")
+        contexts = reply["extra"]["contexts"]
+        assert len(contexts) == role_replies.PASSAGES
+        assert "lighthouse keeper" in contexts[0]["text"] and contexts[0]["source"] == "a.txt"  # the best match first
+        assert all(role_replies.PASSAGE_CHARS <= len(c["text"]) < 2 * role_replies.PASSAGE_CHARS for c in contexts[1:])
+        verdict = {"properties": {"valid": {}, "failed_checks": {}}}
+        judged = {
+            "messages": [{"role": "user", "content": "check"}],
+            "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": verdict}},
+        }
+        assert role_replies.corpus_contexts(judged) == role_replies.ragdive_roles(judged)  # other roles as before
+    finally:
+        role_replies._passages.cache_clear()

@@ -9,10 +9,13 @@ is on the wire (the prompt and the requested schema), like a real server.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
+import os
 import re
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 from .offline import draft_from_prompt
@@ -86,6 +89,47 @@ def other_simulators(body: dict[str, Any]) -> Reply:
     if "is_complete" in schema.get("properties", {}):
         return json.dumps({"is_complete": False, "reason": "the user has more to ask"})
     return unique_roles(body)
+
+
+CONTEXTS_FOLDER = "RAGDIVE_STUB_CONTEXTS"
+"""Environment variable naming the folder of .txt/.md documents the ``corpus_contexts`` target retrieves from."""
+PASSAGE_CHARS, PASSAGES = 800, 4
+
+
+def corpus_contexts(body: dict[str, Any]) -> Reply:
+    """As other_simulators (so ragdive and DeepEval can share one stub), but the target returns real-length
+    contexts: the PASSAGES passages of ~PASSAGE_CHARS characters, from the documents in $RAGDIVE_STUB_CONTEXTS,
+    that share the most words with the last message (a crude retriever, deterministic): what a judge is given
+    with a real RAG system, not one short sentence (issue 27's tokens-per-conversation figure)."""
+    reply = other_simulators(body)
+    if not isinstance(reply, dict) or "contexts" not in (reply.get("extra") or {}):
+        return reply
+    messages = body.get("messages") or [{}]
+    asked = set(_WORD.findall(str(messages[-1].get("content") or "").lower()))
+    ranked = sorted(_passages(), key=lambda p: -len(asked & p[1]))[:PASSAGES]  # stable: ties keep corpus order
+    contexts = [{"text": text, "source": source} for text, _, source in ranked]
+    return {**reply, "extra": {**reply["extra"], "contexts": contexts}}
+
+
+_WORD = re.compile(r"[a-z]{4,}")
+
+
+@functools.cache
+def _passages() -> list[tuple[str, frozenset[str], str]]:
+    """Every document of $RAGDIVE_STUB_CONTEXTS cut into passages at sentence ends near PASSAGE_CHARS."""
+    folder = os.environ.get(CONTEXTS_FOLDER)
+    if not folder:
+        raise RuntimeError(f"corpus_contexts needs ${CONTEXTS_FOLDER} (a folder of .txt/.md documents)")
+    out: list[tuple[str, frozenset[str], str]] = []
+    for path in sorted(p for ext in ("*.txt", "*.md") for p in Path(folder).rglob(ext)):
+        text, start = " ".join(path.read_text(encoding="utf-8", errors="replace").split()), 0
+        while start < len(text):
+            end = text.find(". ", start + PASSAGE_CHARS)
+            end = len(text) if end < 0 else end + 1
+            passage = text[start:end].strip()
+            out.append((passage, frozenset(_WORD.findall(passage.lower())), path.name))
+            start = end
+    return out
 
 
 def _schema(body: dict[str, Any]) -> dict[str, Any] | None:
