@@ -96,10 +96,13 @@ class DeepEvalRun:
     """Characters of the judge's prompts (messages and schema), as benchmarks/judge_calls.py counts them."""
 
 
-async def deepeval_run(stub: Any, conversations: int, turns: int, concurrency: int | None) -> DeepEvalRun:
+async def deepeval_run(
+    stub: Any, conversations: int, turns: int, concurrency: int | None, scenarios: list[str] | None = None
+) -> DeepEvalRun:
     """DeepEval on ``stub`` (a started ragdive.testing.StubProcess answering with REPLY): simulate ``conversations``
     of ``turns`` user turns, then score them; ``concurrency`` (None: DeepEval's defaults) for the simulator's
-    ``max_concurrent`` and the metrics' gather. The judge's requests are read back from the stub."""
+    ``max_concurrent`` and the metrics' gather; ``scenarios``: each conversation's scenario (default: one line
+    naming a topic). The judge's requests are read back from the stub."""
     at_once = concurrency or 5  # ConversationSimulator's default max_concurrent
     scoring_at_once = concurrency or 20  # deepeval.evaluate's default AsyncConfig(max_concurrent=20)
     connections = max(100, at_once, scoring_at_once)
@@ -120,7 +123,9 @@ async def deepeval_run(stub: Any, conversations: int, turns: int, concurrency: i
 
     goldens = [
         ConversationalGolden(
-            scenario=f"A user asks about topic {i} of the knowledge base, then follows up.",
+            scenario=scenarios[i]
+            if scenarios
+            else f"A user asks about topic {i} of the knowledge base, then follows up.",
             expected_outcome=f"The user learns what the knowledge base says about topic {i}.",
             user_description="A precise user who asks short questions.",
         )
