@@ -1,7 +1,8 @@
 """Tokens per evaluated 5-turn conversation, ragdive vs DeepEval, on one stub with real-length documents and contexts.
 
     python benchmarks/conversation_tokens.py                                  # 10 x 5, generated documents
-    python benchmarks/conversation_tokens.py --conversations 20 --corpus CORPUS_FOLDER
+    python benchmarks/conversation_tokens.py --conversations 20 --corpus CORPUS_FOLDER   # its first 20 documents
+    python benchmarks/conversation_tokens.py --topic-scenarios    # DeepEval's scenarios one line, as usually written
 
 Both sides run against the same stub process (ragdive.testing.role_replies:corpus_contexts, no latency) on the
 same documents: ~10k-character generated English-like documents (or the .txt/.md files of ``--corpus``), one per
@@ -16,10 +17,12 @@ DeepEval reads it.
 
 Tokens are counted the same way for both, from what the stub received: characters / 4 (no tokenizer's files are
 assumed to be on the machine) of each request's messages plus the JSON schema sent with it (a provider counts
-it), and of the reply the stub gave (recomputed from the request: the reply is a function of it). The stub's
-replies are minimal (one short statement per schema field), so completion tokens are far below a real model's;
-requests and prompt tokens are the figures that carry over. The target's own requests are the RAG system's cost,
-not the evaluator's: printed apart, not in the totals.
+it), and of the reply the stub gave (recomputed from the request: the reply is a function of it, but for the
+number in a target's answer). The stub's replies are minimal (one short statement per schema field), so
+completion tokens are far below a real model's; requests and prompt tokens are the figures that carry over. The
+target's own requests are the RAG system's cost, not the evaluator's: printed apart, not in the totals.
+"In a sent prefix": the share of prompt tokens in a prefix the same model was already sent
+(ragdive.testing.prefix_cache), what a provider's prompt cache could serve.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 from collections import defaultdict
@@ -38,6 +42,7 @@ from typing import Any
 from throughput import experiment, ragdive_run
 
 from ragdive.testing import StubProcess
+from ragdive.testing.prefix_cache import SeenPrefixes, prompt_text
 from ragdive.testing.role_replies import CONTEXTS_FOLDER, corpus_contexts
 
 REPLY = "ragdive.testing.role_replies:corpus_contexts"
@@ -88,12 +93,17 @@ def reply_chars(body: dict[str, Any]) -> int:
 
 
 def tally(bodies: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Per stage: requests, prompt and completion tokens (characters / 4)."""
+    """Per stage: requests, prompt and completion tokens (characters / 4), and the prompt tokens in a prefix the
+    same model was already sent (``bodies`` in the order the stub got them): what a provider's prompt cache could
+    serve at its discount (no minimum length applied)."""
     rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    seen: dict[str, SeenPrefixes] = defaultdict(SeenPrefixes)
     for body in bodies:
         row = rows[STAGES.get(str(body.get("model")), "other")]
         row["requests"] += 1
         row["prompt"] += request_chars(body) // CHARS_PER_TOKEN
+        shared = seen[str(body.get("model"))].add(prompt_text(body.get("messages") or []))
+        row["prefix"] += min(shared, request_chars(body)) // CHARS_PER_TOKEN
         row["completion"] += reply_chars(body) // CHARS_PER_TOKEN
         reply = corpus_contexts(body)
         contexts = (reply.get("extra") or {}).get("contexts") or [] if isinstance(reply, dict) else []
@@ -110,6 +120,11 @@ def main() -> int:
     parser.add_argument("--conversations", type=int, default=10)
     parser.add_argument("--turns", type=int, default=5)
     parser.add_argument("--corpus", type=Path, help="a folder of .txt/.md documents (default: generated)")
+    parser.add_argument(
+        "--topic-scenarios",
+        action="store_true",
+        help="DeepEval's scenarios as one line naming a topic (its usual use) instead of the document whole",
+    )
     args = parser.parse_args()
     if args.corpus and not args.corpus.is_dir():
         print(f"error: --corpus {args.corpus} is not a folder", file=sys.stderr)
@@ -126,13 +141,21 @@ def main() -> int:
         if len(documents) < args.conversations:
             print(f"error: {corpus} has {len(documents)} documents, fewer than --conversations", file=sys.stderr)
             return 2
+        if args.corpus:  # its first N documents only, so ragdive's users start from the ones DeepEval's scenarios show
+            corpus = Path(tmp) / "corpus"
+            corpus.mkdir()
+            for path in documents:
+                shutil.copy(path, corpus / path.name)
+            documents = sorted(corpus.iterdir())
         os.environ[CONTEXTS_FOLDER] = str(corpus)  # the stub process inherits it (and reply_chars reads it here)
         with StubProcess(reply=REPLY, keep_requests=True) as stub:
             config = experiment(stub.base_url, corpus, Path(tmp), args.conversations, args.turns, None)
             config.simulation.max_document_chars = None  # the whole document, as DeepEval's scenario has it
             ours = asyncio.run(ragdive_run(stub, config))
             scenarios = [scenario(" ".join(p.read_text(errors="replace").split())) for p in documents]
-            theirs = asyncio.run(deepeval_run(stub, args.conversations, args.turns, None, scenarios))
+            theirs = asyncio.run(
+                deepeval_run(stub, args.conversations, args.turns, None, None if args.topic_scenarios else scenarios)
+            )
             their_bodies = [r.body for r in stub.requests]
         sides = {"ragdive": tally(ours.bodies), "DeepEval": tally(their_bodies)}  # replies from the documents
         n = args.conversations
@@ -145,12 +168,14 @@ def main() -> int:
         target = rows["target"]
         print(f"{side}: contexts of {target['context_chars'] / max(1, target['requests']):,.0f} characters per answer")
     print("per evaluated conversation; tokens = characters / 4")
-    print(f"{'side':<9} {'stage':<11} {'requests':>9} {'prompt':>9} {'completion':>11} {'total':>9}")
+    heads = f"{'requests':>9} {'prompt':>9} {'in a sent prefix':>17} {'completion':>11} {'total':>9}"
+    print(f"{'side':<9} {'stage':<11} {heads}")
     for side, rows in sides.items():
         for stage in ("simulation", "judging", "evaluator", "target"):
             row = rows[stage] if stage != "evaluator" else _sum(rows["simulation"], rows["judging"])
             print(
                 f"{side:<9} {stage:<11} {row['requests'] / n:9.1f} {row['prompt'] / n:9,.0f} "
+                f"{row['prefix'] / max(1, row['prompt']):17.1%} "
                 f"{row['completion'] / n:11,.0f} {(row['prompt'] + row['completion']) / n:9,.0f}"
             )
     print("ratio ragdive / DeepEval (evaluator = simulation + judging)")
@@ -162,14 +187,15 @@ def main() -> int:
         print(
             f"  {stage:<11} requests {a['requests'] / max(1, b['requests']):.2f}, prompt tokens "
             f"{a['prompt'] / max(1, b['prompt']):.2f}, total tokens "
-            f"{(a['prompt'] + a['completion']) / max(1, b['prompt'] + b['completion']):.2f}"
+            f"{(a['prompt'] + a['completion']) / max(1, b['prompt'] + b['completion']):.2f}, prompt tokens outside "
+            f"a sent prefix {(a['prompt'] - a['prefix']) / max(1, b['prompt'] - b['prefix']):.2f}"
         )
     print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 0
 
 
 def _sum(*rows: dict[str, int]) -> dict[str, int]:
-    return {key: sum(row[key] for row in rows) for key in ("requests", "prompt", "completion")}
+    return {key: sum(row[key] for row in rows) for key in ("requests", "prompt", "prefix", "completion")}
 
 
 if __name__ == "__main__":
