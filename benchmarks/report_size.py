@@ -164,7 +164,7 @@ def main() -> None:
             full.write_text(full_bundle_page(report_html.render_report(report_data(store))), encoding="utf-8")
             pages["full bundle (plotly.py's)"] = full
         print(f"report of {args.conversations} conversations x {args.turns} turns (write {written:.2f} s)")
-        conversations = report_data(store)["conversations"]
+        conversations = list(report_data(store)["conversations"])
         as_json, packed = (
             len(report_html.json_block(conversations)),
             len(report_html.packed_conversations(conversations)),
