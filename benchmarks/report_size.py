@@ -125,9 +125,9 @@ def full_bundle_page(html: str) -> str:
     """The same report with plotly.py's full plotly.js bundle in place of the vendored cartesian one."""
     from plotly.offline import get_plotlyjs
 
-    vendored = str(report_html._plotly_js())
+    vendored = report_html.packed_plotly_js()
     assert vendored in html
-    return html.replace(vendored, get_plotlyjs())
+    return html.replace(vendored, report_html.pack_bytes(get_plotlyjs().encode("utf-8")))
 
 
 def load_once(path: Path) -> dict[str, Any]:

@@ -2,6 +2,20 @@
 // Every piece of run text goes into the page through textContent, never innerHTML: it stays text.
 (async function () {
   "use strict";
+  // Blocks come gzip'ed and base64'ed (report/html.py): the browser's own DecompressionStream inflates them.
+  async function inflate(node) {
+    const binary = atob(node.textContent.trim());
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return await new Response(stream).text();
+  }
+  try {
+    // plotly.js, run in the page's global scope (an indirect eval), as a <script> of its own text would be
+    (0, eval)(await inflate(document.getElementById("report-plotly")));
+  } catch (err) {
+    console.error("the charts' library could not be read in this browser", err);
+  }
   const figures = JSON.parse(document.getElementById("report-figures").textContent);
 
   document.querySelectorAll("[data-figure]").forEach(function (div) {
@@ -62,14 +76,9 @@
     return box;
   }
 
-  // The conversations come gzip'ed and base64'ed (report/html.py packed_conversations), each distinct context
-  // text once in `contexts`; the browser's own DecompressionStream inflates them.
+  // The conversations (report/html.py packed_conversations), each distinct context text once in `contexts`.
   async function unpack(node) {
-    const binary = atob(node.textContent.trim());
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return JSON.parse(await new Response(stream).text());
+    return JSON.parse(await inflate(node));
   }
   const list = document.getElementById("conversation-list");
   let packed;
