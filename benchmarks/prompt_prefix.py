@@ -74,7 +74,7 @@ def main() -> int:
     print("load average at start: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with (
         tempfile.TemporaryDirectory() as tmp,
-        StubProcess(reply="ragdive.testing.role_replies:prefix_cached_roles") as stub,
+        StubProcess(reply="ragdive.testing.role_replies:prefix_cached_roles", keep_requests=True) as stub,
     ):
         corpus = args.corpus or synthetic_corpus(Path(tmp) / "corpus", documents=max(30, args.conversations))
         config = experiment(stub.base_url, corpus, Path(tmp), args.conversations, args.turns, None)
