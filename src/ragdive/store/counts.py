@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, model_validator
 from ..records import JUDGE_FAILURES, Conversation, Totals, rejection_id, unscored_kind_from
 from .jsonl import read_jsonl_tail
 from .latest import ScoreKey
-from .run import CONVERSATIONS, EVALUATIONS, REJECTIONS
+from .run import CONVERSATIONS, EVALUATIONS, REJECTIONS, _ConversationHead
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -31,13 +31,10 @@ class _TurnCount(BaseModel):
     error: str | None = None
 
 
-class _ConversationCount(BaseModel):
-    """What the counts read of a conversation line (the fields and defaults of records.Conversation)."""
+class _ConversationCount(_ConversationHead):
+    """What the counts read of a conversation line: its head (id, status, stamp) and its turns' errors."""
 
-    id: str
-    status: str = "finished"
     turns: list[_TurnCount] = Field(default_factory=list)
-    finished: datetime
 
 
 class _RejectionCount(BaseModel):
