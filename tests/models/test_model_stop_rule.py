@@ -88,3 +88,22 @@ def test_n_failures_without_one_success_stop_a_role_and_one_success_means_flaky_
     assert "credential: api_key in the model's config" in got[2]
     assert got[3] == got[2]  # every later call of the role: the same line, no request sent
     assert before == 6 + 3
+
+
+def test_calls_waiting_for_a_slot_when_the_key_is_refused_send_nothing() -> None:
+    """One slot, five calls at once: the first is refused (401) and the four that waited for its slot must not be
+    sent once they get it (the rule is checked again with the slot in hand, not only before waiting)."""
+    ask = [Message(role="user", content="hi")]
+
+    async def five_at_once(model: object) -> list[BaseException | object]:
+        try:
+            return await asyncio.gather(*(model.generate(ask) for _ in range(5)), return_exceptions=True)  # type: ignore[attr-defined]
+        finally:
+            await model.aclose()  # type: ignore[attr-defined]
+
+    with StubServer(api_key="right-key") as server:
+        spec = ModelSpec(model="openai/stub", base_url=server.base_url, api_key="wrong-key", max_concurrency=1)
+        outcomes = asyncio.run(five_at_once(get_model(spec, role="judge", context=ModelContext())))
+        sent = server.request_count
+    assert all(isinstance(o, ModelStopped) for o in outcomes)
+    assert sent == 1

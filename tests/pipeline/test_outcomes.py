@@ -69,7 +69,9 @@ def test_a_refused_judge_key_fails_the_run_with_one_line(
     tmp_path: Path, servers: dict[str, StubServer], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("JUDGE_KEY", "wrong-key")
-    config = write_config(tmp_path, servers, judge={"api_key": "${JUDGE_KEY}"})
+    # one judge slot: then "refused once is refused" is exact (with more slots, calls sent beside the first 401
+    # before it came back are legitimate, and how many depends on the machine's load)
+    config = write_config(tmp_path, servers, judge={"api_key": "${JUDGE_KEY}", "max_concurrency": 1})
     assert main(["run", str(config)]) == 2
     err = capsys.readouterr().err
     (line,) = [x for x in err.splitlines() if x.startswith("error:")]
@@ -77,8 +79,7 @@ def test_a_refused_judge_key_fails_the_run_with_one_line(
     assert "credential: ${JUDGE_KEY} (api_key in the model's config)" in line and "wrong-key" not in err
     manifest = the_run(tmp_path).read_manifest()
     assert manifest.status == "failed" and "judge model" in (manifest.error or "")
-    # refused once is refused: no call after the first 401 (only those already in flight beside it)
-    assert servers["judge"].request_count <= 4
+    assert servers["judge"].request_count == 1  # refused once is refused: the calls queued behind it never sent
 
 
 def test_half_the_validators_transport_calls_failing_leaves_the_run_incomplete(

@@ -157,6 +157,10 @@ class Model:
             error: BaseException
             # the judge's calls give way to the simulation's on a shared endpoint (see limits.py)
             async with self.limiter.slot(background=self.role == "judge") as slot:
+                if self.health.stopped is not None:
+                    # checked again once a slot is ours: a call that waited for one may have waited past the
+                    # refusal (a slot freed by a 401 wakes a waiter before that 401 stops the role)
+                    raise self.health.stopped
                 try:
                     async with asyncio.timeout(self.spec.timeout_s):
                         completion = await self.backend.generate(messages, schema=schema, params=params)
