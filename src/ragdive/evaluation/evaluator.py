@@ -97,8 +97,9 @@ class Evaluator:
 
     @property
     def window(self) -> int:
-        """Jobs in flight at once: twice the judge's concurrency, so a job between its calls (a multi-step metric)
-        does not leave a judge slot idle; the rest are created as these finish."""
+        """Jobs in flight at once: four times the judge's concurrency, so a job between its calls (a multi-step
+        metric) or waiting for its conversation's line, the cache's commit or its score's fsync does not leave a
+        judge slot idle; the rest are created as these finish."""
         return 4 * max(1, int(getattr(self.judge, "concurrency", 4)))
 
     def changed_scores(self, existing: list[Score]) -> list[Score]:
