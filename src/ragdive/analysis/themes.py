@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.cluster.hierarchy import fcluster, linkage
 
 from ..records import Conversation, Score
 
@@ -151,6 +150,9 @@ def _clusters(vectors: np.ndarray) -> list[int]:
     n = len(vectors)
     if n < 3:
         return [0] * n
+    # here, not at import: `ragdive.api` imports this module, and scipy.cluster cost every command ~0.2 s of start-up
+    from scipy.cluster.hierarchy import fcluster, linkage
+
     tree = linkage(vectors, method="average", metric="cosine")
     distances = np.clip(1.0 - vectors @ vectors.T, 0.0, 2.0)
     best, best_score = [0] * n, MIN_SILHOUETTE

@@ -10,15 +10,9 @@ from ..pipeline import serve
 from ..pipeline.preflight import ProbeResult, offline_check, probe
 from ..pipeline.serve import MAX_BODY_BYTES
 from .configs import with_roles
+from .results import lower_is_better
 
 __all__ = ["MAX_BODY_BYTES", "ProbeResult", "build_app", "lower_is_better", "offline_check", "probe"]
-
-
-def lower_is_better() -> frozenset[str]:
-    """The metrics whose lower values are better (forgetfulness...), from the metric registry."""
-    from ..evaluation.metrics import LOWER_IS_BETTER
-
-    return frozenset(LOWER_IS_BETTER)
 
 
 def build_app(

@@ -12,7 +12,7 @@ from rich.table import Table
 from ..analysis import MetricComparison, RunScores, compare_configurations, summarize_repeats
 from ..analysis.pass_k import pass_k, thresholds_from_config
 from ..analysis.simulator_setup import setup_differences
-from ..api.serving import lower_is_better
+from ..api.results import lower_is_better
 from ..errors import ConfigError
 from ..store import RunStore
 from .display import out

@@ -367,7 +367,7 @@ def _print(table: Table, summaries: list[MetricSummary], labels: list[str] | Non
 
 def _lower_is_better(run: RunScores) -> frozenset[str]:
     """The built-in metrics that improve downwards (the registry's) and the run's own declared so."""
-    from ..api.serving import lower_is_better
+    from ..api.results import lower_is_better
 
     return lower_is_better() | run.lower_is_better
 
