@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
@@ -11,6 +11,7 @@ from .._version import __version__
 from ..errors import RagdiveError, is_storage_error, storage_error
 from ..gc_policy import fewer_collections
 from ..safe_text import visible_controls
+from . import fast_exit
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
 from .lazy import LazyCommands
 from .safe_output import safe_output
@@ -40,6 +41,15 @@ def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
 ) -> None:
     _state["debug"] = debug
+
+
+def entry() -> NoReturn:
+    """The console script and `python -m ragdive`: `main`, then the process ends with its exit code without the
+    interpreter's teardown (fast_exit: every atexit handler still runs first)."""
+    fast_exit.arm()  # before the command: its handler must be registered first, to run last
+    code = main()
+    fast_exit.done(code)
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,4 +116,4 @@ def _errors() -> Any:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
