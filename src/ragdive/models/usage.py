@@ -95,23 +95,62 @@ def cost_of(usage: Usage, price: Prices | None) -> float | None:
     return (prompt + usage.completion_tokens * price.output_per_1m) / 1_000_000
 
 
+class _Tally:
+    """One (role, model)'s running counts: plain slots, updated on every call (a pydantic record took ~1 us per
+    field set, five per call); the ModelSpend records are made from it when a snapshot is asked for."""
+
+    __slots__ = (
+        "role",
+        "model",
+        "calls",
+        "cached_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "cost_usd",
+        "provider_cached_tokens",
+        "retries",
+        "faults",
+    )
+
+    def __init__(self, role: str, model: str) -> None:
+        self.role, self.model = role, model
+        self.calls = self.cached_calls = self.prompt_tokens = self.completion_tokens = 0
+        self.provider_cached_tokens = self.retries = 0
+        self.cost_usd: float | None = 0.0
+        self.faults: dict[str, int] = {}
+
+    def spend(self) -> ModelSpend:
+        return ModelSpend(
+            role=self.role,
+            model=self.model,
+            calls=self.calls,
+            cached_calls=self.cached_calls,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            cost_usd=self.cost_usd,
+            provider_cached_tokens=self.provider_cached_tokens,
+            retries=self.retries,
+            faults=dict(self.faults),
+        )
+
+
 class UsageLedger:
     """Running totals, shared by every model of a run. Updated on the event loop (no awaits inside)."""
 
     def __init__(self) -> None:
         self.sink: Callable[[ModelSpend], None] | None = None
         """Told every request's spend as it is counted (the run's spend journal, attached by its recorder)."""
-        self._lines: dict[tuple[str, str], ModelSpend] = {}
-        """Per (role, model): the same record the manifest keeps (one spend record, not two twins)."""
+        self._lines: dict[tuple[str, str], _Tally] = {}
+        """Per (role, model): the running counts (``lines()`` makes the records the manifest keeps)."""
         self.known_cost_usd = 0.0
         """Sum of the costs that are known: what the cost budget is checked against."""
         self.total_tokens = 0
 
-    def _line(self, role: str | None, model: str) -> ModelSpend:
+    def _line(self, role: str | None, model: str) -> _Tally:
         key = (role or "-", model)
         line = self._lines.get(key)
         if line is None:
-            line = self._lines[key] = ModelSpend(role=key[0], model=model)
+            line = self._lines[key] = _Tally(key[0], model)
         return line
 
     def record(self, role: str | None, model: str, usage: Usage) -> None:
@@ -164,7 +203,8 @@ class UsageLedger:
         line.cached_calls += 1
 
     def lines(self) -> list[ModelSpend]:
-        return sorted(self._lines.values(), key=lambda line: (line.role, line.model))
+        """Per (role, model), what was spent so far (new records: changing one changes nothing here)."""
+        return [line.spend() for line in sorted(self._lines.values(), key=lambda line: (line.role, line.model))]
 
     def total(self) -> Usage:
         """Everything spent (cache hits excluded); cost None when any paid call's price was unknown."""
@@ -175,8 +215,8 @@ class UsageLedger:
         return total
 
     def spend(self) -> list[ModelSpend]:
-        """This ledger's lines as the run recorder takes them (a running snapshot, copied; cache hits apart)."""
-        return [line.model_copy(deep=True) for line in self.lines() if line.calls or line.faults or line.cached_calls]
+        """This ledger's lines as the run recorder takes them (a running snapshot; cache hits apart)."""
+        return [line for line in self.lines() if line.calls or line.faults or line.cached_calls]
 
     def by_role(self) -> dict[str, Usage]:
         out: dict[str, Usage] = {}
@@ -186,7 +226,7 @@ class UsageLedger:
         return out
 
 
-def _usage(line: ModelSpend) -> Usage:
+def _usage(line: _Tally) -> Usage:
     return Usage(prompt_tokens=line.prompt_tokens, completion_tokens=line.completion_tokens, cost_usd=line.cost_usd)
 
 

@@ -35,9 +35,14 @@ class SpendJournal:
         self.counts: dict[SpendKey, int] = {key: len(v) for key, v in read_journal(path.parent).items()}
 
     def append(self, line: ModelSpend) -> None:
-        data = line.model_dump(mode="json", exclude_defaults=True, include=_FIELDS)
-        data["role"], data["model"] = line.role, line.model
-        text = (json.dumps(data, separators=(",", ":")) + "\n").encode("utf-8")
+        # the fields that differ from their defaults, as model_dump(exclude_defaults=True) would give them (the same
+        # text), read directly: a call's line is written on the event loop for every request
+        data: dict[str, object] = {"role": line.role, "model": line.model}
+        for name, default in _COUNTED:
+            value = getattr(line, name)
+            if value != default:
+                data[name] = value
+        text = (_LINE_JSON.encode(data) + "\n").encode("utf-8")
         with self._lock:  # one write per line to a file opened for appending: whole lines, never interleaved
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
@@ -48,18 +53,21 @@ class SpendJournal:
             self.counts[key] = self.counts.get(key, 0) + 1
 
 
-_FIELDS = {
-    "role",
-    "model",
-    "calls",
-    "cached_calls",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost_usd",
-    "retries",
-    "faults",
-    "provider_cached_tokens",
-}
+_COUNTED: tuple[tuple[str, object], ...] = tuple(
+    (name, ModelSpend.model_fields[name].get_default(call_default_factory=True))
+    for name in (
+        "calls",
+        "cached_calls",
+        "prompt_tokens",
+        "completion_tokens",
+        "cost_usd",
+        "provider_cached_tokens",
+        "retries",
+        "faults",
+    )
+)
+"""A journal line's counted fields (in the record's order) and their defaults (a line leaves a default out)."""
+_LINE_JSON = json.JSONEncoder(separators=(",", ":"))
 
 _open: dict[Path, SpendJournal] = {}
 _open_lock = threading.Lock()
