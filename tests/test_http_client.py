@@ -105,7 +105,7 @@ async def test_the_json_session_sends_json_with_its_headers() -> None:
     lines = {line.split(b":", 1)[0].lower(): line.split(b":", 1)[1].strip() for line in head.split(b"\r\n")[1:]}
     assert lines[b"content-type"] == b"application/json" and lines[b"authorization"] == b"Bearer k"
     assert lines[b"user-agent"] == b"ragdive/test"
-    assert payload.decode("utf-8") == '{"q": "é"}'
+    assert payload.decode("utf-8") == '{"q":"é"}'  # UTF-8, compact (wire_json)
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ SHARED = {
     "retrying",
     "json_lines",
     "http_client",
+    "wire_json",
     "case_files",
     "gc_policy",
 }

@@ -21,7 +21,6 @@ the transport here maps every failure onto the httpx error that says what happen
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +31,8 @@ import aiohttp
 import httpx
 from httpx_aiohttp import HttpxAiohttpClient
 from httpx_aiohttp.transport import AiohttpTransport
+
+from . import wire_json
 
 
 def async_client(*, timeout: Any = None, limits: httpx.Limits | None = None, **kwargs: Any) -> httpx.AsyncClient:
@@ -154,7 +155,7 @@ class JsonSession:
         return int(self._session.connector.limit) if self._session.connector is not None else 0
 
     async def post(self, url: str, body: Any) -> Reply:
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        data = wire_json.dumps(body)
         try:
             async with self._session.post(url, data=data, proxy=self._proxy(url)) as response:
                 return Reply(response.status, response.headers, await response.read())

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import BaseModel
 
+from ... import wire_json
 from ..._version import __version__
 from ...errors import ConfigError, ModelError
 from ...http_client import JsonSession, Reply
@@ -150,7 +151,7 @@ class OpenAIBackend(ModelBackend):
         if reply.status >= 400:
             raise self._status_error(reply)
         try:
-            return completion_from_json(json.loads(reply.body), self.name)
+            return completion_from_json(wire_json.loads(reply.body), self.name)
         except ValueError as exc:  # not JSON, or not a chat completion (e.g. a proxy's HTML page)
             excerpt = reply.body[:200].decode("utf-8", "replace")
             raise self._error(f"unreadable response from {self._where()}: {exc}: {excerpt!r}", retryable=True) from exc
