@@ -1,6 +1,7 @@
 """What the end of `ragdive run` loads: only what it uses. Each of these imports once cost every run's tail (scipy
 for the summary's bootstrap ~1 s and for themes ~0.2 s, the gate package ~0.05 s without --gate, the reference
-RAG's server for the table's lower-is-better note ~0.05 s)."""
+RAG's server for the table's lower-is-better note ~0.05 s), and the report's fixed parts are made while the run
+goes on."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def test_a_scored_run_imports_no_scipy_gate_or_reference_server(tmp_path: Path) 
     config = write_experiment(tmp_path)
     probe = (
         "import sys; from ragdive.cli.main import main; code = main(['run', sys.argv[1]]); "
-        f"print(code, sorted(m for m in sys.modules if m.startswith({UNUSED!r})))"
+        f"print(code, sorted(m for m in sys.modules if m.startswith({UNUSED!r}))); "
+        "from ragdive.report.html import packed_plotly_js as p; i = p.cache_info(); print(i.misses, i.hits)"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
     done = subprocess.run(
@@ -27,6 +29,23 @@ def test_a_scored_run_imports_no_scipy_gate_or_reference_server(tmp_path: Path) 
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-1] == "0 []", done.stdout
-    run_dir = Path(lines[-2])
+    assert lines[-2] == "0 []", done.stdout
+    run_dir = Path(lines[-3])
     assert (run_dir / "report.html").is_file()  # the end still writes the report (its imports are its own)
+    # the report's fixed parts were made while the run went on (cli._experiment), and used by the end as made
+    assert lines[-1] == "1 1", done.stdout
+
+
+def test_the_live_observer_tells_once_that_the_simulation_started() -> None:
+    from ragdive.cli.epilogue import LiveObserver
+    from ragdive.records import Totals
+
+    calls: list[int] = []
+    live = LiveObserver(simulating=True, on_started=lambda: calls.append(1))
+    try:
+        assert calls == []  # not at creation: start-up is busy on the same interpreter lock
+        live.started(4, 0, Totals())
+        live.started(4, 2, Totals())  # a stage starting again (resume) does not start it twice
+        assert calls == [1]
+    finally:
+        live.stop()

