@@ -117,9 +117,13 @@ class Reply:
 
 
 class JsonSession:
-    """POSTs JSON over one aiohttp pool of at most ``connections`` connections, every one kept alive. Failures arrive
+    """Sends JSON over one aiohttp pool of at most ``connections`` connections, every one kept alive. Failures arrive
     as the httpx errors ``async_client`` raises for them (``httpx.TimeoutException`` for a timeout, another
     ``httpx.TransportError`` for a refused, dropped or garbled connection), so callers have one vocabulary.
+
+    ``as_httpx``: behave as ``async_client``'s default client does where a server could tell (the HTTP targets):
+    redirects are returned, not followed, cookies are kept from any host (aiohttp's jar refuses those of an IP
+    address by default), ``Accept: */*``.
 
     Create it inside the event loop that uses it (an aiohttp pool belongs to one loop)."""
 
@@ -130,13 +134,17 @@ class JsonSession:
         headers: Mapping[str, str] | None = None,
         connect_timeout_s: float | None = 5.0,
         read_timeout_s: float | None = 600.0,
+        as_httpx: bool = False,
     ) -> None:
+        accept = "*/*" if as_httpx else "application/json"
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=connections, limit_per_host=0),
-            headers={"Content-Type": "application/json", "Accept": "application/json", **(headers or {})},
+            headers={"Content-Type": "application/json", "Accept": accept, **(headers or {})},
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=connect_timeout_s, sock_read=read_timeout_s),
             skip_auto_headers=("User-Agent",) if headers and "User-Agent" in headers else (),
+            cookie_jar=aiohttp.CookieJar(unsafe=True) if as_httpx else None,
         )
+        self._follow_redirects = not as_httpx
         self._proxies: dict[tuple[str, str], str | None] = {}
 
     def _proxy(self, url: str) -> str | None:
@@ -155,9 +163,29 @@ class JsonSession:
         return int(self._session.connector.limit) if self._session.connector is not None else 0
 
     async def post(self, url: str, body: Any) -> Reply:
-        data = wire_json.dumps(body)
+        return await self.request("POST", url, body=body)
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Reply:
+        """Send ``body`` as JSON (none: no body), ``params`` in the query string; the whole reply, any status."""
+        data = wire_json.dumps(body) if body is not None else None
         try:
-            async with self._session.post(url, data=data, proxy=self._proxy(url)) as response:
+            async with self._session.request(
+                method,
+                url,
+                data=data,
+                params=params,
+                headers=headers,
+                proxy=self._proxy(url),
+                allow_redirects=self._follow_redirects,
+            ) as response:
                 return Reply(response.status, response.headers, await response.read())
         except Exception as exc:
             raise _remapped(exc, None) from exc

@@ -119,3 +119,61 @@ async def test_reachability_is_a_connection_and_a_proxy_is_left_to_httpx(monkeyp
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
     await check_reachable(f"http://10.255.255.1:{port}/chat")  # through a proxy: not checked directly
+
+
+@pytest.mark.parametrize("kind", ["own", "httpx"])
+async def test_the_targets_own_client_behaves_as_httpx_where_a_server_can_tell(kind: str) -> None:
+    """The HTTP targets' default client (aiohttp's pool, not httpx): a redirect is returned, not followed (so a
+    moved endpoint is an error, as with httpx's client), a cookie set by a server on an IP address is sent back
+    (aiohttp's jar refuses those by default), a charset in the reply decodes the error text, and the same
+    error types come out."""
+    import asyncio
+
+    from ragdive.targets.http_support import TargetClient
+
+    seen: list[bytes] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            (int(x.split(b":")[1]) for x in head.split(b"\r\n") if x.lower().startswith(b"content-length")), 0
+        )
+        await reader.readexactly(length)
+        seen.append(head)
+        path = head.split(b" ")[1]
+        if path == b"/moved":
+            reply = (
+                b"HTTP/1.1 307 Temporary Redirect\r\nConnection: close\r\nLocation: /ok\r\nContent-Length: 0\r\n\r\n"
+            )
+        elif path == b"/latin":
+            body = "échec".encode("latin-1")
+            head = b"HTTP/1.1 400 Bad\r\nConnection: close\r\nContent-Type: text/plain; charset=latin-1\r\n"
+            reply = head + b"Content-Length: %d\r\n\r\n" % len(body) + body
+        else:
+            head = b"HTTP/1.1 200 OK\r\nConnection: close\r\nSet-Cookie: sid=abc; Path=/\r\n"
+            reply = head + b'Content-Length: 11\r\n\r\n{"ok": 123}'
+        writer.write(reply)
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(handler, "127.0.0.1", 0)
+    base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    from ragdive.http_client import async_client
+
+    client = TargetClient(timeout_s=5) if kind == "own" else async_client(timeout=5)
+    try:
+        assert await request_json(client, "POST", f"{base}/ok", body={"q": "é"}, max_retries=0) == {"ok": 123}
+        assert await request_json(client, "GET", f"{base}/ok", body={"q": "a b"}, max_retries=0) == {"ok": 123}
+        assert b"cookie: sid=abc" in seen[-1].lower() and b"GET /ok?q=a" in seen[-1]
+        with pytest.raises(TargetError, match="not JSON"):
+            await request_json(client, "POST", f"{base}/moved", body={}, max_retries=0)
+        assert seen[-1].startswith(b"POST /moved")  # not followed
+        with pytest.raises(TargetError, match="HTTP 400: échec") as info:
+            await request_json(client, "POST", f"{base}/latin", body={}, max_retries=0)
+        assert info.value.status == 400 and info.value.body == "échec"
+    finally:
+        server.close()
+        await server.wait_closed()
+    with pytest.raises(TargetError, match="ConnectError"):
+        await request_json(client, "POST", f"{base}/ok", body={}, max_retries=0)
+    await client.aclose()

@@ -9,10 +9,10 @@ import httpx
 
 from ..config.target import HttpTargetConfig
 from ..errors import TargetError
-from ..http_client import async_client
 from ..records import TargetReply
 from .base import DialogueState, Target
 from .http_support import (
+    TargetClient,
     check_reachable,
     compile_path,
     read_answer,
@@ -32,7 +32,7 @@ class HttpTarget(Target):
         self._citations = compile_path(config.citations_path, "target.citations_path")
         start = config.session_start
         self._session_id = compile_path(start.id_path, "target.session_start.id_path") if start else None
-        self._client = client or async_client(timeout=config.timeout_s)
+        self._client: httpx.AsyncClient | TargetClient = client or TargetClient(config.timeout_s)
 
     async def check_reachable(self) -> None:
         await check_reachable(self.config.url, min(self.config.timeout_s, 10.0))

@@ -1,6 +1,6 @@
 """`openai-chat` target: an OpenAI-compatible chat endpoint, sent the whole conversation every turn.
 
-This talks to the *system under test*, not to one of ragdive's own LLM roles, so it uses httpx directly and stays
+This talks to the *system under test*, not to one of ragdive's own LLM roles, so it uses its own HTTP client and stays
 independent of the model layer (its retries, cache and usage ledger are for ragdive's models)."""
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ import httpx
 
 from ..config.target import OpenAIChatTargetConfig
 from ..errors import TargetError
-from ..http_client import async_client
 from ..records import TargetReply
 from .base import DialogueState, Target
-from .http_support import check_reachable, compile_path, read_answer, read_contexts, request_json, search
+from .http_support import TargetClient, check_reachable, compile_path, read_answer, read_contexts, request_json, search
 
 ANSWER_PATH = "choices[0].message.content"
 
@@ -28,7 +27,7 @@ class OpenAIChatTarget(Target):
         self._headers = dict(config.headers)
         if config.api_key:
             self._headers["Authorization"] = f"Bearer {config.api_key}"
-        self._client = client or async_client(timeout=config.timeout_s)
+        self._client: httpx.AsyncClient | TargetClient = client or TargetClient(config.timeout_s)
 
     async def check_reachable(self) -> None:
         await check_reachable(self.url, min(self.config.timeout_s, 10.0))
