@@ -101,6 +101,18 @@ def test_import_ragdive_stays_cheap() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_an_api_name_loads_its_own_module_not_every_use_case() -> None:
+    """`ragdive run` imports arun and Observer: none of the other use cases' modules (analyses, annotations,
+    exports, sweeps and what they import cost its start-up ~0.08 s); the sync forms still pickle as api.NAME."""
+    others = ("ragdive.api.analyses", "ragdive.api.annotations", "ragdive.api.exports", "ragdive.api.sweeps")
+    code = (
+        "import pickle, sys; from ragdive.api import Observer, arun; from ragdive import api; "
+        f"print(sorted(m for m in {others!r} if m in sys.modules), pickle.loads(pickle.dumps(api.run)) is api.run)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[] True"
+
+
 async def test_ctrl_c_while_the_sync_api_waits_in_a_running_loop_marks_the_run_interrupted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

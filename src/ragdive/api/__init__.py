@@ -13,16 +13,56 @@ loop and wait for it, so they work there too, without nest_asyncio.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ..sync_edge import sync_of
-from .analyses import AnalysisResult, ReportResult, aanalyze, areport
-from .annotations import ImportedRatings, RatingSheets, annotate_export, annotate_import, annotate_summary
-from .configs import ConfigLike, Overrides, load_experiment
-from .exports import ExportResult, export
-from .observer import Observer
-from .reading import assert_gate, compare, gate, import_run, list_runs, load_run
-from .results import Comparison, MetricResult, RunResult, ScoringResult, SweepResult
-from .runs import aevaluate, areplay, arun, asimulate, astatic
-from .sweeps import PlannedSweep, asweep, plan_sweep
+
+if TYPE_CHECKING:
+    from .analyses import AnalysisResult, ReportResult, aanalyze, areport
+    from .annotations import ImportedRatings, RatingSheets, annotate_export, annotate_import, annotate_summary
+    from .configs import ConfigLike, Overrides, load_experiment
+    from .exports import ExportResult, export
+    from .observer import Observer
+    from .reading import assert_gate, compare, gate, import_run, list_runs, load_run
+    from .results import Comparison, MetricResult, RunResult, ScoringResult, SweepResult
+    from .runs import aevaluate, areplay, arun, asimulate, astatic
+    from .sweeps import PlannedSweep, asweep, plan_sweep
+
+    run = sync_of(arun)
+    simulate = sync_of(asimulate)
+    evaluate = sync_of(aevaluate)
+    static = sync_of(astatic)
+    replay = sync_of(areplay)
+    sweep = sync_of(asweep)
+    analyze = sync_of(aanalyze)
+    report = sync_of(areport)
+
+# Each name is imported from its module on first use, so a command loads the modules it uses: `ragdive run`
+# loaded every use case's (analyses, annotations, exports, sweeps and what they import) before its first request.
+_HOMES = {
+    "analyses": ("AnalysisResult", "ReportResult", "aanalyze", "areport"),
+    "annotations": ("ImportedRatings", "RatingSheets", "annotate_export", "annotate_import", "annotate_summary"),
+    "configs": ("ConfigLike", "Overrides", "load_experiment"),
+    "exports": ("ExportResult", "export"),
+    "observer": ("Observer",),
+    "reading": ("assert_gate", "compare", "gate", "import_run", "list_runs", "load_run"),
+    "results": ("Comparison", "MetricResult", "RunResult", "ScoringResult", "SweepResult"),
+    "runs": ("aevaluate", "areplay", "arun", "asimulate", "astatic"),
+    "sweeps": ("PlannedSweep", "asweep", "plan_sweep"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+# Each sync form is its coroutine's signature and docstring, waited for at the sync edge (`sync_of`).
+_SYNC = {
+    "run": "arun",
+    "simulate": "asimulate",
+    "evaluate": "aevaluate",
+    "static": "astatic",
+    "replay": "areplay",
+    "sweep": "asweep",
+    "analyze": "aanalyze",
+    "report": "areport",
+}
 
 __all__ = [
     "AnalysisResult",
@@ -70,12 +110,16 @@ __all__ = [
 ]
 
 
-# Each sync form is its coroutine's signature and docstring, waited for at the sync edge (`sync_of`).
-run = sync_of(arun)
-simulate = sync_of(asimulate)
-evaluate = sync_of(aevaluate)
-static = sync_of(astatic)
-replay = sync_of(areplay)
-sweep = sync_of(asweep)
-analyze = sync_of(aanalyze)
-report = sync_of(areport)
+def __getattr__(name: str) -> Any:
+    if name in _SYNC:
+        value = sync_of(__getattr__(_SYNC[name]))  # belongs to this module (sync_of): pickles as ragdive.api.NAME
+    elif name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # once: every later use is the same object
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
