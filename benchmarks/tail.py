@@ -36,10 +36,23 @@ RERUN = "re-run on the same cache"
 AT_ONCE = "re-run on the same cache, the target answering at once"
 
 
-def run_cli(config_path: Path, src: Path | None = None) -> tuple[float, float, Path]:
+def cli_env(src: Path | None, bytecode: Path | None) -> dict[str, str]:
+    """The command's environment. ``bytecode``: a folder for the compiled modules (PYTHONPYCACHEPREFIX, so
+    nothing is written beside the sources), as an installed package has them: a shell that sets
+    PYTHONDONTWRITEBYTECODE would otherwise have every start compile ragdive's ~180 modules again (~0.07 s)."""
+    env = dict(os.environ)
+    if bytecode is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
+    return env
+
+
+def run_cli(config_path: Path, src: Path | None = None, bytecode: Path | None = None) -> tuple[float, float, Path]:
     """(started, exited) on the monotonic clock, and the run directory (the last line of stdout). ``src``: run
     the ragdive of that source folder instead (PYTHONPATH), for a side-by-side comparison."""
-    env = {**os.environ, "PYTHONPATH": str(src)} if src else None
+    env = cli_env(src, bytecode)
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "ragdive", "run", str(config_path)], capture_output=True, text=True, check=False, env=env
@@ -51,11 +64,23 @@ def run_cli(config_path: Path, src: Path | None = None) -> tuple[float, float, P
 
 
 def measure(
-    latency: float, conversations: int, turns: int, reply: str, rerun: bool, sides: dict[str, Path | None], rounds: int
+    latency: float,
+    conversations: int,
+    turns: int,
+    reply: str,
+    rerun: bool,
+    sides: dict[str, Path | None],
+    rounds: int,
+    bytecode: Path | None,
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp, StubProcess(latency_s=latency, reply=reply, keep_requests=True) as stub:
         root = Path(tmp)
         corpus = synthetic_corpus(root / "corpus", documents=max(30, conversations))
+        for side, src in sides.items():  # untimed: modules compiled, files in the page cache, for every side alike
+            config = experiment(stub.base_url, corpus, root / f"warm-{side}", 2, 1, None)
+            config_path = root / f"warm-{side}.yaml"
+            config_path.write_text(yaml.safe_dump(config.model_dump(mode="json", exclude_none=True)))
+            run_cli(config_path, src, bytecode)
         label = f"L = {latency:g} s, {conversations} x {turns}{', replies the cache can answer' if rerun else ''}"
         figures: dict[str, list[tuple[float, float, float]]] = {side: [] for side in sides}
         reruns: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
@@ -70,7 +95,7 @@ def measure(
                     stub.reset()
                     stub.latency(answers_in)
                     try:
-                        started, exited, run_dir = run_cli(config_path, src)
+                        started, exited, run_dir = run_cli(config_path, src, bytecode)
                     finally:
                         stub.latency(latency)
                     requests = stub.requests
@@ -118,13 +143,23 @@ def main() -> int:
     parser.add_argument("--no-rerun", action="store_true", help="skip the cached re-run")
     parser.add_argument("--before", type=Path, default=None, help="another checkout's src/: measured side by side")
     parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (medians printed)")
+    parser.add_argument(
+        "--no-bytecode", action="store_true", help="modules compiled as the shell says (PYTHONDONTWRITEBYTECODE)"
+    )
     args = parser.parse_args()
     sides: dict[str, Path | None] = {"this": None, **({"before": args.before.resolve()} if args.before else {})}
     print("load average at start: {:.2f} {:.2f} {:.2f} ({} cores)".format(*os.getloadavg(), os.cpu_count()))
-    for run in args.runs or ["0.1:200x5", "1:20x5"]:
-        measure(*parse_run(run), "ragdive.testing.role_replies:unique_roles", False, sides, args.rounds)
-        if not args.no_rerun:
-            measure(*parse_run(run), "ragdive.testing.role_replies:ragdive_roles", True, sides, args.rounds)
+    with tempfile.TemporaryDirectory() as compiled:
+        bytecode = None if args.no_bytecode else Path(compiled)
+        print(
+            f"modules: {'as the shell says' if bytecode is None else 'compiled once, as installed (untimed warm-up)'}"
+        )
+        for run in args.runs or ["0.1:200x5", "1:20x5"]:
+            replies = "ragdive.testing.role_replies:unique_roles"
+            measure(*parse_run(run), replies, False, sides, args.rounds, bytecode)
+            if not args.no_rerun:
+                replies = "ragdive.testing.role_replies:ragdive_roles"
+                measure(*parse_run(run), replies, True, sides, args.rounds, bytecode)
     print("load average at end: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 0
 
