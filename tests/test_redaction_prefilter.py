@@ -34,6 +34,13 @@ PIECES = [
     "my-known-secret-9876",
     "\u03c3\u03b5\u03c1\u03b5\u03c2-K\u00c9Y-1",  # a final sigma: re folds it to the secret, str.lower does not
     'a "quoted \\"string\\" here"',
+    # the words of the JSON and Bearer patterns where those cannot match (their hints) and where they can
+    '{"prompt_tokens":12,"completion_tokens":3,"tokenizer":"bpe"}',
+    '"x_auth_y" :\t "v4lue"',
+    '"author": "someone", "authority": "x"',
+    '"ſecret_name":"abc"',
+    "TOKEN\tabcdefgh1234 and tokens abcdefgh1234",
+    "basic\u00a0abcdefghijkl",
 ]
 
 
@@ -58,6 +65,15 @@ def test_the_prefiltered_pass_masks_what_the_whole_alternation_masks(secret: str
         assert redact_text("the river flows") == "the river flows"
     finally:
         forget_secrets()
+
+
+def test_a_word_where_its_pattern_cannot_match_skips_that_pattern() -> None:
+    """A run file's usage fields ("prompt_tokens": 12) hold "token", which both the JSON and the Bearer patterns
+    need, but neither can match there (a number, no space after the word): their hints say so."""
+    line = json.dumps({"usage": {"prompt_tokens": 12, "completion_tokens": 3}, "text": "the river"})
+    assert redaction._needed(line) == ()
+    assert redaction._needed('{"x_token": "abc"}') == ("json",)
+    assert redaction._needed("Token abcdefgh1234") == ("bearer",)
 
 
 def test_a_text_without_any_trigger_skips_every_pattern() -> None:

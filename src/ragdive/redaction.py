@@ -71,6 +71,17 @@ _NEEDS = {
     "bearer": ("bearer", "basic", "token"),
     "shape": ("sk-", "akia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xoxa-", "xoxb-", "xoxp-", "xoxr-"),
 }
+_ANY_WORD = re.compile("|".join(re.escape(word) for word in sorted({w for words in _NEEDS.values() for w in words})))
+"""Any pattern's word (searched in the folded text): most texts a run masks (a model's answer, a score line) hold
+none, and one search says so where a loop over the words took ~8 us a text (issue 27)."""
+# Two words are common in run files where their pattern cannot match: "token" in "prompt_tokens": 12 (a number,
+# not a string) woke the JSON and the Bearer patterns for every conversation line, ~0.8 ms of regex for 9 KB. Such a
+# pattern is used only if its hint, the part of it that starts at its word, matches at one of the places the word
+# is (re's match at that index, same flags and lookarounds as the pattern: a necessary condition of a match).
+_HINTS = {
+    "json": re.compile("(?:" + _SECRET_WORDS + r')[^"\\]{0,40}"\s*:\s*"', re.IGNORECASE),
+    "bearer": re.compile(r"(?:Bearer|Basic|Token)\s", re.IGNORECASE),
+}
 # The only non-ASCII characters re.IGNORECASE matches to an ASCII letter (checked over every code point).
 _ODD_CASES = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
@@ -193,10 +204,32 @@ def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 def _needed(text: str) -> tuple[str, ...]:
     """The patterns that could match in ``text``."""
     folded = _folded(text)
-    names = tuple(name for name, words in _NEEDS.items() if any(word in folded for word in words))
+    if _ANY_WORD.search(folded) is None:
+        names: tuple[str, ...] = ()
+    else:
+        names = tuple(
+            name
+            for name, words in _NEEDS.items()
+            if any(word in folded for word in words) and (name not in _HINTS or _hinted(name, text, folded))
+        )
     if _known_non_ascii or any(secret in folded for secret in _known_folded):
         names += ("known",)
     return names
+
+
+def _hinted(name: str, text: str, folded: str) -> bool:
+    """Whether pattern ``name``'s hint matches where one of its words is (``folded`` keeps every character's index:
+    _ODD_CASES turns the one character whose lower case is two into one)."""
+    if len(folded) != len(text):
+        return True  # not expected (see above); then the pattern is simply used
+    hint = _HINTS[name]
+    for word in _NEEDS[name]:
+        at = folded.find(word)
+        while at != -1:
+            if hint.match(text, at):
+                return True
+            at = folded.find(word, at + 1)
+    return False
 
 
 _SECRET_PARAMS = frozenset({"code", "sig", "signature", "sv", "se", "sp", "st", "skoid", "sktid", "skey"})
