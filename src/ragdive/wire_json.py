@@ -12,7 +12,7 @@ standard library takes over wherever orjson refuses a value, so nothing that wor
   raises its usual ``ValueError`` if it is not JSON at all. One difference stays: orjson reads an integer beyond 64
   bits as a float, where the standard library keeps it exact; nothing ragdive reads from a reply (token counts)
   comes near that.
-- ``string_list_json``: lists of strings, byte for byte what ``json.dumps(..., ensure_ascii=False,
+- ``string_list_json``: a string or lists of strings, byte for byte what ``json.dumps(..., ensure_ascii=False,
   separators=(",", ":"))`` writes (checked over every code point in tests/test_wire_json.py): the cache keys of
   entries already stored still match.
 """
@@ -41,8 +41,9 @@ def loads(data: bytes | str) -> Any:
         return json.loads(data)
 
 
-def string_list_json(rows: list[list[str]]) -> bytes:
-    """Lists of strings as compact UTF-8 JSON, the standard library's exact bytes (``ensure_ascii=False``)."""
+def string_list_json(rows: str | list[str] | list[list[str]]) -> bytes:
+    """A string, or lists of strings, as compact UTF-8 JSON: the standard library's exact bytes
+    (``ensure_ascii=False``)."""
     try:
         return orjson.dumps(rows)
     except TypeError:  # e.g. a lone surrogate: the standard library's own error (or bytes), as before
