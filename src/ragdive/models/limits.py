@@ -21,8 +21,6 @@ import asyncio
 import time
 import weakref
 from collections import deque
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 _Queue = deque[asyncio.Future[None]]
@@ -111,16 +109,10 @@ class Limiter:
         if start > now:
             await asyncio.sleep(start - now)
 
-    @asynccontextmanager
-    async def slot(self, *, background: bool = False) -> AsyncIterator[Slot]:
-        """Hold one of the model's concurrent slots for the duration of a call. A ``background`` call (the judge's)
-        waits while any other call is waiting."""
-        await self._acquire(background)
-        try:
-            await self._pace()
-            yield Slot(self._generation)
-        finally:
-            self._release()
+    def slot(self, *, background: bool = False) -> _Hold:
+        """Hold one of the model's concurrent slots for the duration of a call (``async with``). A ``background``
+        call (the judge's) waits while any other call is waiting."""
+        return _Hold(self, background)
 
     # -- adapting ----------------------------------------------------------------------------------------------
     def succeeded(self) -> None:
@@ -142,3 +134,28 @@ class Limiter:
 
     def snapshot(self) -> LimitState:
         return LimitState(self.max_concurrency, self.limit, self.lowest, self.backoffs)
+
+
+class _Hold:
+    """``async with limiter.slot()``: a plain context manager object, not a generator-based one (every model call
+    takes a slot: contextlib's wrapper cost a generator, its frames and a StopIteration per call)."""
+
+    __slots__ = ("_limiter", "_background")
+
+    def __init__(self, limiter: Limiter, background: bool) -> None:
+        self._limiter = limiter
+        self._background = background
+
+    async def __aenter__(self) -> Slot:
+        limiter = self._limiter
+        await limiter._acquire(self._background)
+        try:
+            if limiter.interval_s:
+                await limiter._pace()
+        except BaseException:
+            limiter._release()  # cancelled while pacing: the slot goes back
+            raise
+        return Slot(limiter._generation)
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._limiter._release()
