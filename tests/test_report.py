@@ -11,7 +11,8 @@ import pytest
 
 from ragdive.cli.main import main
 from ragdive.report import report_data
-from ragdive.report.html import json_block, packed_conversations, unpacked_conversations
+from ragdive.report.html import json_block
+from ragdive.report.packing import pack, read_stream, unpack
 from tests.report_runs import HOSTILE, write_scripted_run
 
 
@@ -52,10 +53,22 @@ def test_hostile_text_never_reaches_the_page_as_markup(tmp_path: Path) -> None:
     html = store.report_path.read_text(encoding="utf-8")
     assert "<script>alert" not in html and "<img src=x" not in html and "<b>bold" not in html
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html  # autoescaped by the template
-    block = re.search(r'<script type="application/octet-stream" id="report-data"[^>]*>(.*?)</script>', html, re.S)
-    assert block is not None
-    data = unpacked_conversations(block.group(1))
-    assert data[0]["turns"][0]["answer"] == HOSTILE  # the packed block gives back the exact text
+    data = unpacked_from_page(html)
+    assert data[0]["turns"][0]["answer"] == HOSTILE  # the packed blocks give back the exact text
+
+
+def unpacked_from_page(html: str) -> list[dict[str, object]]:
+    """The conversations as the page's script reads them, from the blocks it reads them from."""
+
+    def block(attribute: str) -> list[str]:
+        return re.findall(rf'<script type="application/octet-stream" {attribute}[^>]*>(.*?)</script>', html, re.S)
+
+    (words,), (listed,), (contexts,) = (
+        block('id="report-words"'),
+        block('id="report-data"'),
+        block('id="report-contexts"'),
+    )
+    return unpack(words, listed, contexts, block('class="report-turns"'))
 
 
 def test_json_block_escapes_what_could_end_a_script() -> None:
@@ -65,19 +78,36 @@ def test_json_block_escapes_what_could_end_a_script() -> None:
 
 
 def test_packed_conversations_store_each_context_once_and_give_the_data_back(tmp_path: Path) -> None:
-    import base64
     import gzip
 
-    conversations = list(report_data(write_scripted_run(tmp_path, conversations=3, turns=2))["conversations"])
+    from ragdive.report import text7
+
+    conversations = list(report_data(write_scripted_run(tmp_path, conversations=5, turns=2))["conversations"])
     shared = {"text": "The same passage <for> every turn & question.", "source": "s", "score": 0.5}
     for conversation in conversations:
         for turn in conversation["turns"]:
             turn["contexts"] = [shared, {**shared, "score": None}]
-    block = packed_conversations(conversations)
-    assert unpacked_conversations(block) == json.loads(json.dumps(conversations))
-    raw = json.loads(gzip.decompress(base64.b64decode(block)))
-    assert raw["contexts"] == [shared["text"]]  # stored once, named by index from every turn
-    assert not re.search(r"[<>&]", block)
+    conversations[1]["turns"][0]["answer"] = "\r\n\x00 é 漢字 \U0001f600 </script> x\ty"  # every kind of character
+    packed = pack(conversations, per_chunk=2)
+    assert len(packed.chunks) == 3 and packed.count == 5  # 2 + 2 + 1 conversations' turns
+    assert unpack(packed.vocabulary, packed.conversations, packed.contexts, packed.chunks) == json.loads(
+        json.dumps(conversations)
+    )
+    tokens = json.loads(gzip.decompress(text7.decode(packed.vocabulary)))
+    assert read_stream(packed.contexts, tokens) == [shared["text"]]  # stored once, named by index from every turn
+    for block in (packed.vocabulary, packed.conversations, packed.contexts, *packed.chunks):
+        assert "<" not in block and "\r" not in block and "\x00" not in block
+
+
+def test_7_bit_text_gives_every_byte_back() -> None:
+    from ragdive.report import text7
+
+    data = bytes(range(256)) * 3 + b"\x00\r<"
+    for size in range(0, 40):
+        text = text7.encode(data[:size])
+        assert text7.decode(text) == data[:size]
+        assert not set(text) & {"\x00", "\r", "<"}
+    assert len(text7.encode(data).encode("utf-8")) < len(data) * 1.2  # base64 is 4/3
 
 
 def test_report_data_holds_the_run(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ score range per metric, unscored), and a screenshot for a person to look at."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -264,3 +265,49 @@ def test_sweep_report_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def shown(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def test_a_context_shared_by_every_turn_is_stored_once_and_shown_in_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The packed report names a shared context by index and puts the turns in chunks read on demand: every
+    turn of every chunk still shows the shared text and its own, in its own place."""
+    from ragdive.report import html as report_html
+    from ragdive.report import packing, report_data, text7
+
+    monkeypatch.setattr(packing, "PER_CHUNK", 2)  # 5 conversations: 3 chunks, each unpacked when first opened
+    store = write_scripted_run(tmp_path / "runs", conversations=5, turns=2)
+    data = report_data(store)
+    shared = "One passage <every> retriever returns & again"
+    conversations = list(data["conversations"])
+    for c in conversations:
+        for t in c["turns"]:
+            own = f"{c['id']} turn {t['number']} own passage"
+            t["contexts"] = [{"text": shared, "source": "d", "score": 0.5}, {"text": own, "source": "e", "score": None}]
+    packed = packing.pack(conversations)
+    tokens = json.loads(gzip.decompress(text7.decode(packed.vocabulary)))
+    assert packing.read_stream(packed.contexts, tokens).count(shared) == 1
+    path = tmp_path / "report.html"
+    path.write_text(report_html.render_report({**data, "conversations": conversations}), encoding="utf-8")
+
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(path.as_uri(), wait_until="load")
+        page.wait_for_selector("#conversation-list details")
+        assert page.locator("script.report-turns").count() == 3
+        for c in reversed(conversations):  # the last chunk first: chunks are read in any order
+            details = page.locator(f'details[data-id="{c["id"]}"]')
+            details.locator("summary").click()
+            page.wait_for_function(
+                "n => document.querySelectorAll(`details[data-id='${n}'] .turn`).length === 2", arg=c["id"]
+            )
+            shown = details.locator(".turn").evaluate_all(
+                "turns => turns.map(t => Array.from(t.querySelectorAll('.context')).map(x => x.textContent))"
+            )
+            assert shown == [
+                [f"#1 d (0.500)\n{shared}", f"#2 e\n{c['id']} turn {t['number']} own passage"] for t in c["turns"]
+            ]
+        assert problems == []

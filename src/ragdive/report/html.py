@@ -3,8 +3,8 @@ cartesian bundle, inlined once) and the data, so it opens offline from disk with
 
 Escaping, in the two places untrusted text can reach: the jinja2 template autoescapes everything it prints, and
 the data the page's script reads goes as JSON inside `<script type="application/json">` with `<`, `>` and `&`
-written as \\u escapes, so no string can close the block or open a tag. The script puts text into the page with
-`textContent` only.
+written as \\u escapes, or packed (packing.py) as 7-bit text with no `<` at all, so no string can close the block
+or open a tag. The script puts text into the page with `textContent` only.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import zlib
-from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from ..store import RunStore
 from ..store.run import write_text_atomic
 from .charts import figures
 from .data import report_data
+from .packing import pack
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -38,44 +37,12 @@ def json_block(value: Any) -> Markup:
     return Markup(text)  # noqa: S704 - escaped just above, for the JSON-in-script context
 
 
-def packed_conversations(conversations: Iterable[dict[str, Any]]) -> str:
-    """The conversation browser's data as the page embeds it: JSON, gzip'ed, base64 (decoded in the page by the
-    browser's own DecompressionStream). Each distinct context text is stored once, in ``contexts``, and a turn's
-    context names it by index (``t``): a target returns the same passages for many questions, and a judge's
-    contexts were the largest part of a big report (issue 27 measured 11.4 MB at 1,000 x 5). Each conversation is
-    encoded and compressed as it comes, so neither the whole JSON text nor every view is ever held at once.
-    Base64 has no character that could end the script element."""
-    texts: dict[str, int] = {}
-
-    def ref(context: dict[str, Any]) -> dict[str, Any]:
-        index = texts.setdefault(context["text"], len(texts))
-        return {"t": index, "source": context["source"], "score": context["score"]}
-
-    packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # wbits 31: a gzip stream, its header without a date
-    chunks: list[bytes] = []
-
-    def put(text: str) -> None:
-        chunks.append(packer.compress(text.encode("utf-8")))
-
-    put('{"conversations":[')
-    for n, c in enumerate(conversations):
-        packed = {**c, "turns": [{**t, "contexts": [ref(x) for x in t["contexts"]]} for t in c["turns"]]}
-        put(("," if n else "") + json.dumps(packed, ensure_ascii=False, separators=(",", ":")))
-    put('],"contexts":' + json.dumps(list(texts), ensure_ascii=False, separators=(",", ":")) + "}")
-    chunks.append(packer.flush())
-    return base64.b64encode(b"".join(chunks)).decode("ascii")
-
-
-def unpacked_conversations(block: str) -> list[dict[str, Any]]:
-    """The inverse of packed_conversations (what the page's script rebuilds), for tests and tools."""
-    data = json.loads(gzip.decompress(base64.b64decode(block)))
-    texts = data["contexts"]
-    for conversation in data["conversations"]:
-        for turn in conversation["turns"]:
-            turn["contexts"] = [
-                {"text": texts[c["t"]], "source": c["source"], "score": c["score"]} for c in turn["contexts"]
-            ]
-    return list(data["conversations"])
+def text7_block(text: str) -> Markup:
+    """Packed 7-bit text (text7.py) as the template writes it: unescaped, since an entity would not be decoded
+    inside a script element, and refused if it holds the one character that could end that element."""
+    if "<" in text:
+        raise ValueError("packed text with a '<'")
+    return Markup(text)  # noqa: S704 - no '<' (checked): it cannot end the script element or open a tag
 
 
 def pct(value: float | None) -> str:
@@ -95,7 +62,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=pct, num=num, json_block=json_block)
+    env.filters.update(pct=pct, num=num, json_block=json_block, text7_block=text7_block)
     return env
 
 
@@ -140,7 +107,7 @@ def render_report(data: dict[str, Any]) -> str:
     template = environment().get_template("report.html.j2")
     return template.render(
         data=data,
-        packed=packed_conversations(data["conversations"]),
+        packed=pack(data["conversations"]),
         figures=figures(data["analysis"]),
         plotly_js=packed_plotly_js(),
         script=_own_file("browser.js"),

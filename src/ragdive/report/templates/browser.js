@@ -2,13 +2,46 @@
 // Every piece of run text goes into the page through textContent, never innerHTML: it stays text.
 (async function () {
   "use strict";
-  // Blocks come gzip'ed and base64'ed (report/html.py): the browser's own DecompressionStream inflates them.
+  // Blocks come gzip'ed, then base64'ed (plotly.js) or as 7-bit text (the conversations: report/text7.py); the
+  // browser's own DecompressionStream inflates them.
+  async function gunzip(bytes) {
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
   async function inflate(node) {
     const binary = atob(node.textContent.trim());
     const bytes = new Uint8Array(binary.length);
     for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return await new Response(stream).text();
+    return new TextDecoder().decode(await gunzip(bytes));
+  }
+  // text7.py's inverse: 7 bits per character, three values written as U+00C0..U+00C2 (the parser would not
+  // give NUL, CR or "<" back as written); the text's length gives the data's.
+  const ESCAPED = [0x00, 0x0d, 0x3c];
+  function bytesOf(node) {
+    const text = node.textContent; // no trim: any character is data
+    const out = new Uint8Array(Math.floor(text.length * 7 / 8));
+    let acc = 0, bits = 0, j = 0;
+    for (let i = 0; i < text.length; i++) {
+      let c = text.charCodeAt(i);
+      if (c >= 0xc0) c = ESCAPED[c - 0xc0];
+      acc = ((acc << 7) | c) & 0x7fff; // at most 14 bits are ever pending
+      bits += 7;
+      if (bits >= 8) { bits -= 8; out[j++] = (acc >> bits) & 255; }
+    }
+    return out;
+  }
+  // packing.py's word streams: varint indices into one vocabulary of tokens, joined back into the JSON text
+  let vocabulary = null;
+  async function words(node) {
+    const bytes = await gunzip(bytesOf(node));
+    const parts = [];
+    let index = 0, shift = 0;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i];
+      index += (b & 127) * Math.pow(2, shift);
+      if (b & 128) { shift += 7; } else { parts.push(vocabulary[index]); index = 0; shift = 0; }
+    }
+    return JSON.parse(parts.join(""));
   }
   try {
     // plotly.js, run in the page's global scope (an indirect eval), as a <script> of its own text would be
@@ -76,27 +109,40 @@
     return box;
   }
 
-  // The conversations (report/html.py packed_conversations), each distinct context text once in `contexts`.
-  async function unpack(node) {
-    return JSON.parse(await inflate(node));
-  }
+  // The conversations (report/packing.py): the list read now; each chunk of turns, and the table of context
+  // texts they name by index, read when a conversation of that chunk is first opened.
   const list = document.getElementById("conversation-list");
-  let packed;
+  const listed = document.getElementById("report-data");
+  const chunkNodes = document.querySelectorAll("script.report-turns");
+  const perChunk = Number(listed.dataset.perChunk);
+  const chunks = [];
+  let texts = null;
+  let contextsRead = null;
+  function turnsOf(index) {
+    const k = Math.floor(index / perChunk);
+    if (!chunks[k]) {
+      if (!contextsRead) {
+        contextsRead = words(document.getElementById("report-contexts")).then(function (t) { texts = t; });
+      }
+      chunks[k] = Promise.all([words(chunkNodes[k]), contextsRead]).then(function (r) { return r[0]; });
+    }
+    return chunks[k].then(function (turns) { return turns[index - k * perChunk]; });
+  }
+  let conversations;
   try {
-    packed = await unpack(document.getElementById("report-data"));
+    vocabulary = JSON.parse(new TextDecoder().decode(await gunzip(bytesOf(document.getElementById("report-words")))));
+    conversations = await words(listed);
   } catch (err) {
     list.appendChild(el("p", "The conversations could not be read in this browser (" + err + "); " +
       "open the report in a current Chrome, Edge, Firefox or Safari.", "unscored"));
     document.body.dataset.readyMs = String(Math.round(performance.now()));
     return;
   }
-  const texts = packed.contexts;
-  const conversations = packed.conversations;
-  conversations.forEach(function (c) {
+  conversations.forEach(function (c, index) {
     const details = el("details", null, "conversation");
     details.dataset.persona = c.persona;
     details.dataset.id = c.id;
-    const summary = el("summary", c.id + " - " + c.persona + " - " + c.turns.length + " turns - " + c.status +
+    const summary = el("summary", c.id + " - " + c.persona + " - " + c.turn_count + " turns - " + c.status +
       (c.has_unscored ? " - has unscored" : ""));
     details.appendChild(summary);
     const meta = el("p", "documents: " + c.documents.join(", ") + (c.end_reason ? " - ended: " + c.end_reason : "") + (c.user_end_reason ? " - the user ended it: " + c.user_end_reason : ""));
@@ -105,11 +151,15 @@
       details.appendChild(el("h4", "whole-conversation scores"));
       details.appendChild(scoreList(c.scores));
     }
-    // turns are built when first opened: a report of many conversations stays quick to load
+    // turns are unpacked and built when first opened: a report of many conversations stays quick to load
     details.addEventListener("toggle", function () {
       if (details.open && !details.dataset.built) {
         details.dataset.built = "1";
-        c.turns.forEach(function (t) { details.appendChild(turnView(t)); });
+        turnsOf(index).then(function (turns) {
+          turns.forEach(function (t) { details.appendChild(turnView(t)); });
+        }, function (err) {
+          details.appendChild(el("p", "This conversation's turns could not be read in this browser (" + err + ").", "unscored"));
+        });
       }
     });
     c.element = details;
@@ -131,7 +181,9 @@
   const unscored = document.getElementById("filter-unscored");
   conversations.forEach(function (c) {
     // whole-conversation scores and every turn's, as the score filters read them
-    c.allScores = c.scores.concat([].concat.apply([], c.turns.map(function (t) { return t.scores; })));
+    c.allScores = c.scores.concat(c.marks.map(function (m) {
+      return { metric: m[0], value: m[1], unscored: m.length > 2 ? true : null };
+    }));
   });
   fill(persona, conversations.map(function (c) { return c.persona; }));
   fill(qtype, [].concat.apply([], conversations.map(function (c) { return c.types; })));
