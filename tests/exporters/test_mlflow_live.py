@@ -3,6 +3,9 @@ local tracking store (sqlite) read back with MlflowClient."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,6 +56,33 @@ def test_run_mlflow_is_an_mlflow_run_from_the_start_with_progress_steps_and_the_
     assert max(h.value for h in scores) == sum(s.scored for s in store.current_scores())
     assert "progress/cost_usd" not in run.data.metrics  # the scripted models' cost is unknown: not logged as 0
     assert {"turns.json", "manifest.json", "tables"} <= {a.path for a in client.list_artifacts(run.info.run_id)}
+
+
+def test_the_console_entry_point_ends_the_mlflow_run_before_the_process_ends(tmp_path: Path) -> None:
+    """`python -m ragdive run --mlflow` ends without the interpreter's teardown (ragdive.cli.fast_exit): the MLflow
+    run is ended, with the summary's metrics, before that."""
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root / "src"), str(root)]),
+        "MLFLOW_EXPERIMENT_NAME": "entry-point",
+    }
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    done = subprocess.run(
+        [sys.executable, "-m", "ragdive", "run", str(write_experiment(tmp_path)), "--mlflow", uri],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,  # MLflow's default artifact root is relative to the working directory
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    store = RunStore.open(Path(done.stdout.strip().splitlines()[-1]))
+    _, (run,) = only_run(uri, "entry-point")
+    assert run.info.status == "FINISHED" and run.data.tags["ragdive.status"] == "finished"
+    for s in summarize_run(RunScores.from_store(store)):
+        assert run.data.metrics[f"{s.metric}/n_scored"] == s.n_scored
 
 
 def test_a_run_that_did_not_finish_is_not_finished_in_mlflow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,6 +3,9 @@ receiver on loopback, with the span tree and trace ids `ragdive export --format 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -42,6 +45,29 @@ def test_run_otel_sends_the_exports_span_tree_as_it_goes(tmp_path: Path, capsys:
     with Receiver() as receiver:
         assert main(["export", str(store.path), "--format", "otlp", "--endpoint", receiver.url]) == 0
     assert tree(sent_live) == tree(receiver.spans)
+
+
+def test_the_console_entry_point_sends_every_span_before_the_process_ends(tmp_path: Path) -> None:
+    """`python -m ragdive run --otel` ends without the interpreter's teardown (ragdive.cli.fast_exit): every span
+    is sent before that, one per conversation's trace and one per score."""
+    config = write_experiment(tmp_path)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "src"), str(root)])}
+    with Receiver() as receiver:
+        done = subprocess.run(
+            [sys.executable, "-m", "ragdive", "run", str(config), "--otel", receiver.url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=root,
+            env=env,
+            check=False,
+        )
+        sent = list(receiver.spans)
+    assert done.returncode == 0, done.stderr
+    store = RunStore.open(Path(done.stdout.strip().splitlines()[-1]))
+    assert len({s.trace_id for s in sent}) == len(store.current_conversations()) > 0
+    assert len([s for s in sent if s.name.startswith("evaluate ")]) == len(store.current_scores()) > 0
 
 
 def test_the_config_sends_live_through_the_api(tmp_path: Path) -> None:
