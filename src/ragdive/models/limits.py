@@ -60,12 +60,20 @@ class Limiter:
         self._waiting: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, tuple[_Queue, _Queue]] = (
             weakref.WeakKeyDictionary()
         )
+        self._queued = 0
+        """Callers waiting in any queue: a release with none waiting wakes nobody, without walking the queues."""
+        self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], tuple[_Queue, _Queue]] | None = None
+        """The last loop's queues (a weak reference: the loop may go), looked up on every call."""
 
     def _queues(self) -> tuple[_Queue, _Queue]:
         loop = asyncio.get_running_loop()
+        last = self._last
+        if last is not None and last[0]() is loop:
+            return last[1]
         queues = self._waiting.get(loop)
         if queues is None:
             queues = self._waiting[loop] = (deque(), deque())
+        self._last = (weakref.ref(loop), queues)
         return queues
 
     async def _acquire(self, background: bool) -> None:
@@ -76,6 +84,7 @@ class Limiter:
             return
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         queue.append(turn)
+        self._queued += 1
         try:
             await turn  # _wake hands over the slot: in_flight already counts it
         except asyncio.CancelledError:
@@ -83,6 +92,7 @@ class Limiter:
                 self._release()  # handed over just as we were cancelled: give it on
             else:
                 queue.remove(turn)
+                self._queued -= 1
             raise
 
     def _release(self) -> None:
@@ -90,11 +100,14 @@ class Limiter:
         self._wake()
 
     def _wake(self) -> None:
+        if not self._queued or self.in_flight >= self.limit:
+            return
         for which in (0, 1):  # every loop's urgent queue first, then the background ones
             for queues in list(self._waiting.values()):
                 queue = queues[which]
                 while queue and self.in_flight < self.limit:
                     turn = queue.popleft()
+                    self._queued -= 1
                     if not turn.done():
                         self.in_flight += 1
                         turn.set_result(None)
