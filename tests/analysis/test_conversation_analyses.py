@@ -78,6 +78,17 @@ def test_uniqueness_exact_counts_unique_and_distinct_per_seed_set_and_turn() -> 
     assert u.average_share == pytest.approx(1 / 3)
 
 
+def test_exact_uniqueness_counted_without_the_matrix_agrees_with_it() -> None:
+    from ragdive.analysis.conversations.uniqueness import _components, _exact_counts, _same_matrix
+
+    rng = np.random.default_rng(3)
+    words = ["Who directed it?", "who directed it", "When was it made", "What is it about?", "WHEN  was it made?"]
+    for size in (1, 2, 5, 40):
+        questions = [words[i] for i in rng.integers(0, len(words), size)] + [f"only {size}"]
+        same = _same_matrix(questions, {}, None)
+        assert _exact_counts(questions) == (int(np.sum(same.sum(axis=1) == 1)), _components(same))
+
+
 def test_uniqueness_embedding_uses_the_threshold_and_joins_chains_into_one_question() -> None:
     # 2-d vectors at chosen angles: a~b and b~c are above 0.95, a~c is not, so nothing is unique and the
     # chain a-b-c is one distinct question; d is far from all
