@@ -106,6 +106,9 @@ def _remapped(exc: Exception, request: httpx.Request | None) -> Exception:
     return exc
 
 
+_UNKNOWN: Any = object()
+
+
 @dataclass
 class Reply:
     """A whole HTTP reply, any status."""
@@ -146,16 +149,23 @@ class JsonSession:
         )
         self._follow_redirects = not as_httpx
         self._proxies: dict[tuple[str, str], str | None] = {}
+        self._by_url: dict[str, str | None] = {}
 
     def _proxy(self, url: str) -> str | None:
         """HTTP(S)_PROXY / NO_PROXY for this URL's host, read once per host: aiohttp's own ``trust_env`` reads the
-        environment (and ~/.netrc) again on every request, 0.5 ms of CPU each here, more than the request."""
+        environment (and ~/.netrc) again on every request, 0.5 ms of CPU each here, more than the request. Looked
+        up by the whole URL first (a model's calls all go to one URL: no parsing per call)."""
+        proxy = self._by_url.get(url, _UNKNOWN)
+        if proxy is not _UNKNOWN:
+            return proxy
         parts = urlsplit(url)
         key = (parts.scheme, parts.netloc)
         if key not in self._proxies:
             proxies = getproxies()
-            proxy = proxies.get(parts.scheme) or proxies.get("all")
-            self._proxies[key] = proxy if proxy and not proxy_bypass(parts.hostname or "") else None
+            found = proxies.get(parts.scheme) or proxies.get("all")
+            self._proxies[key] = found if found and not proxy_bypass(parts.hostname or "") else None
+        if len(self._by_url) < 1024:  # a target may put ids in its URLs: the cache stays small
+            self._by_url[url] = self._proxies[key]
         return self._proxies[key]
 
     @property

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import wire_json
 from ..errors import ConfigError
 from ..records import Usage
 from ..redaction import redact_text
@@ -208,7 +209,7 @@ class CompletionCache:
             "completion_tokens": completion.usage.completion_tokens,
         }
         self._stored.add(_prefix(key))  # before it is queued: committed, it is still known (not yet re-read)
-        stored = json.dumps(value, ensure_ascii=False)
+        stored = wire_json.dumps(value).decode("utf-8")  # read back by json.loads: compact JSON reads the same
         self._queue(key, (key, completion.model, time.time(), stored))
 
     def discard(self, key: str) -> None:
