@@ -100,12 +100,17 @@ class OpenAIBackend(ModelBackend):
         # An aiohttp pool belongs to one event loop; a Model may be used from several (tests, a CLI calling
         # asyncio.run twice, the Python API's thread), so keep one session per loop.
         self._sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, JsonSession] = weakref.WeakKeyDictionary()
+        self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], JsonSession] | None = None
 
     def _session(self) -> JsonSession:
         loop = asyncio.get_running_loop()
+        last = self._last
+        if last is not None and last[0]() is loop:  # the last loop's session: no WeakKeyDictionary lookup per call
+            return last[1]
         session = self._sessions.get(loop)
         if session is None:
             session = self._sessions[loop] = JsonSession(connections=self._pool, headers=self._headers)
+        self._last = (weakref.ref(loop), session)
         return session
 
     def size_for(self, max_in_flight: int) -> None:
@@ -185,6 +190,7 @@ class OpenAIBackend(ModelBackend):
         )
 
     async def aclose(self) -> None:
+        self._last = None
         session = self._sessions.pop(asyncio.get_running_loop(), None)
         if session is not None:
             await session.aclose()
