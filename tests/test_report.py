@@ -24,6 +24,24 @@ def test_report_is_written_into_the_run_by_default(tmp_path: Path, capsys: pytes
     assert html.startswith("<!DOCTYPE html>") and "report-test" in html
 
 
+def test_the_report_reads_the_run_files_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # two copies of every record alive at once were half of a large report's peak memory
+    from ragdive.store import RunStore
+
+    store = write_scripted_run(tmp_path)
+    reads: list[str] = []
+    for name in ("current_conversations", "current_scores"):
+        original = getattr(RunStore, name)
+
+        def counted(self: RunStore, *args: object, _name: str = name, _original: object = original) -> object:
+            reads.append(_name)
+            return _original(self, *args)  # type: ignore[operator]
+
+        monkeypatch.setattr(RunStore, name, counted)
+    assert main(["report", str(store.path), "--uniqueness", "exact"]) == 0
+    assert sorted(reads) == ["current_conversations", "current_scores"]
+
+
 def test_report_goes_where_o_says(tmp_path: Path) -> None:
     store = write_scripted_run(tmp_path)
     target = tmp_path / "out" / "r.html"
