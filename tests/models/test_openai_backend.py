@@ -222,3 +222,18 @@ async def test_tokens_the_provider_served_from_its_prompt_cache_are_read_and_rec
     assert provider_cached_tokens({"input_tokens": 9, "cache_read_input_tokens": 5}) == 5  # Anthropic
     assert provider_cached_tokens({"prompt_tokens": 9, "prompt_tokens_details": None}) == 0
     assert provider_cached_tokens(None) == 0
+
+
+async def test_the_socket_read_timeout_is_dropped_only_when_the_whole_call_timeout_fires_first() -> None:
+    """Every call runs under the wrapper's timeout_s as a whole; a 600 s read timeout could then never fire first
+    under the default 120 s, and aiohttp would re-arm its timer at every chunk read for nothing."""
+    from ragdive.models.backends.openai_compat import READ_TIMEOUT_S
+
+    for timeout_s, expected in ((120.0, None), (READ_TIMEOUT_S, None), (900.0, READ_TIMEOUT_S)):
+        model = get_model(ModelSpec(model="openai/m", base_url="http://127.0.0.1:9/v1", timeout_s=timeout_s))
+        try:
+            session = model.backend._session()  # type: ignore[attr-defined]
+            assert session._session.timeout.sock_read == expected
+            assert session._session.timeout.sock_connect == 5.0
+        finally:
+            await model.aclose()

@@ -79,5 +79,9 @@ class ModelBackend(ABC):
         """Told by the wrapper how many calls it will have in flight at most (its limiter's ceiling): a backend
         with a connection pool sizes it so (the HTTP client's own default would cap or churn connections)."""
 
+    def bounded_by(self, timeout_s: float) -> None:  # noqa: B027 - optional hook
+        """Told by the wrapper that every call is cut off after ``timeout_s`` seconds as a whole (its own timeout):
+        a backend may drop a looser timeout of its own that could never fire first."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients or model memory."""

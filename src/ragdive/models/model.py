@@ -48,6 +48,7 @@ class Model:
         self.context = context or ModelContext()
         self.limiter = self.context.limiter_for(self.spec)
         backend.size_for(self.limiter.max_concurrency)
+        backend.bounded_by(self.spec.timeout_s)
         self.retry = RetryPolicy(max_retries=self.spec.max_retries, backoff_s=self.spec.backoff_s)
         self.price = price_for(self.spec)
         if self.role in ROLES and self.price is None:
