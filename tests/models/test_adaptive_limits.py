@@ -113,3 +113,31 @@ def test_a_cancelled_background_waiter_leaves_its_queue() -> None:
             return limiter.in_flight
 
     assert asyncio.run(go()) == 1
+
+
+def test_a_waiter_cancelled_and_then_skipped_by_a_release_ends_cancelled_and_the_slot_stays_usable() -> None:
+    """The waiter is cancelled; before it runs again, the holder's release wakes the queue, which drops the
+    cancelled waiter. The waiter must end with CancelledError (not a ValueError from removing it twice), and the
+    limiter must count nobody waiting and hand its slot to the next caller."""
+    limiter = Limiter(1)
+
+    async def scenario() -> tuple[bool, int, int]:
+        async def hold() -> None:
+            async with limiter.slot():
+                await asyncio.sleep(0)
+
+        await limiter._acquire(False)  # the one slot taken
+        waiter = asyncio.create_task(hold())
+        await asyncio.sleep(0)  # it waits in the queue now
+        waiter.cancel()  # its turn future is cancelled at once; the task learns of it on its next step
+        limiter._release()  # the release pops the cancelled turn before the task runs again
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            cancelled = True
+        else:
+            cancelled = False
+        await asyncio.wait_for(hold(), timeout=5)  # the slot is free for the next caller
+        return cancelled, limiter._queued, limiter.in_flight
+
+    assert asyncio.run(scenario()) == (True, 0, 0)

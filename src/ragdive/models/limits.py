@@ -90,9 +90,11 @@ class Limiter:
         except asyncio.CancelledError:
             if turn.done() and not turn.cancelled():
                 self._release()  # handed over just as we were cancelled: give it on
-            else:
+            elif turn in queue:
                 queue.remove(turn)
                 self._queued -= 1
+            # else: cancelled while still queued, then a release's _wake popped it (skipping it, and counting it
+            # off) before this task ran again: nothing left to undo
             raise
 
     def _release(self) -> None:
