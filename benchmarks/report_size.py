@@ -3,6 +3,7 @@
     python benchmarks/report_size.py [--conversations 100] [--turns 5] [--loads 3] [--no-full-bundle]
     python benchmarks/report_size.py --conversations 1000 --turns 5 --no-full-bundle --cli   # issue 27's size
     python benchmarks/report_size.py --conversations 10000 --turns 5 --no-full-bundle --cli --loads 1
+    python benchmarks/report_size.py --conversations 1000 --turns 5 --no-full-bundle --prose CORPUS_FOLDER
 
 Builds a run shaped like a real one (realistic_run: 6 per-turn metrics and 2 per conversation with judges'
 reasons, real-length messages, answers and retrieved passages; ``--scripted`` for the small scripted run of
@@ -54,21 +55,41 @@ PER_TURN_METRICS = (
 CONVERSATION_METRICS = ("forgetfulness", "context_retention")
 
 
-def realistic_run(root: Path, conversations: int, turns: int, seed: int = 0) -> RunStore:
+def prose_words(folder: Path) -> list[str]:
+    """The words of every .md and .txt file under ``folder``, in order (for --prose)."""
+    words: list[str] = []
+    for path in sorted(folder.rglob("*")):
+        if path.suffix in (".md", ".txt") and path.is_file():
+            words.extend(path.read_text(encoding="utf-8", errors="replace").split())
+    if len(words) < 1000:
+        raise SystemExit(f"error: --prose {folder}: fewer than 1,000 words in its .md and .txt files")
+    return words
+
+
+def realistic_run(
+    root: Path, conversations: int, turns: int, seed: int = 0, prose: list[str] | None = None
+) -> RunStore:
     """A finished run shaped like a real one: 6 per-turn metrics and 2 per conversation, each with a judge's
     reason; per turn a message, its stand-alone form, a ground truth with its evidence, a ~350-character answer
     and 3 retrieved passages of ~300 characters drawn from a corpus of chunks (a retriever returns the same chunk
     for several questions); words drawn Zipf-like from a 3,000-word vocabulary, so text compresses about as
-    prose does. Sized so the report's conversations as plain JSON come to about the 11.4 MB issue 27 measured
-    for a real 1,000 x 5 run with 6 metrics (printed: see the 'as plain JSON' figure)."""
+    prose does (``prose``: passages of real text instead, which repeat phrases as a corpus does). Sized so the
+    report's conversations as plain JSON come to about the 11.4 MB issue 27 measured for a real 1,000 x 5 run
+    with 6 metrics (printed: see the 'as plain JSON' figure)."""
     rng = random.Random(seed)
     letters, vowels = "bcdfghklmnprstvw", "aeiou"
     vocabulary = [
         "".join(rng.choice(letters) + rng.choice(vowels) for _ in range(rng.randint(1, 4))) for _ in range(3000)
     ]
     weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    # the random words average ~6 characters with their space, so a text of ``chars`` has ~6/7 of that many
+    prose_word_chars = sum(len(w) + 1 for w in prose) / len(prose) if prose else 0.0
 
     def text(chars: int) -> str:
+        if prose:  # a passage of real text (its phrases repeat as a corpus's do, which random words never do)
+            n = max(1, round(chars * 6 / 7 / prose_word_chars))  # as long as the random words' text (below)
+            start = rng.randrange(len(prose) - n)
+            return " ".join(prose[start : start + n])
         words = rng.choices(vocabulary, weights, k=max(1, chars // 7))
         return " ".join(words).capitalize() + "."
 
@@ -199,12 +220,19 @@ def main() -> None:
     parser.add_argument("--no-full-bundle", action="store_true", help="do not measure the full-bundle page")
     parser.add_argument("--scripted", action="store_true", help="the small scripted run of the report's tests")
     parser.add_argument("--cli", action="store_true", help="also time `ragdive report` and print its peak RSS")
+    parser.add_argument(
+        "--prose",
+        type=Path,
+        help="a folder of .md/.txt documents: every text of the run is a passage of them instead of random words",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.scripted:
             store = write_scripted_run(Path(tmp), conversations=args.conversations, turns=args.turns)
         else:
-            store = realistic_run(Path(tmp), args.conversations, args.turns)
+            prose = prose_words(args.prose) if args.prose else None
+            store = realistic_run(Path(tmp), args.conversations, args.turns, prose=prose)
+            print(f"texts: {'passages of ' + str(len(prose)) + ' words of prose' if prose else 'random words'}")
         data_mb = sum((store.path / name).stat().st_size for name in ("conversations.jsonl", "evaluations.jsonl")) / 1e6
         print(f"run files (conversations + evaluations): {data_mb:.2f} MB")
         started = time.perf_counter()
