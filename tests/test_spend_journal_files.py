@@ -24,3 +24,12 @@ def test_lines_land_in_each_run_and_only_the_last_journals_stay_open(tmp_path: P
         (lines,) = read_journal(run).values()
         assert [line.prompt_tokens for line in lines] == [10 * i, 10 * i + 1]  # whole lines, in order, none lost
         assert journal_for(run)[0].counts == {("judge", "m/x"): 2}
+
+
+def test_the_counted_fields_are_every_field_of_a_spend_record_but_its_names_and_journal_count() -> None:
+    """The ledger's tallies and the journal's lines both take their fields from SPEND_COUNTS: a count added to
+    ModelSpend and not there would be neither kept running nor journaled."""
+    from ragdive.records import SPEND_COUNTS, ModelSpend
+
+    fields = [f for f in ModelSpend.model_fields if f not in ("role", "model", "journal_lines")]
+    assert list(SPEND_COUNTS) == fields

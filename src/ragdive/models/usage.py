@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from ..config.models import BudgetConfig, ModelSpec, Prices
 from ..errors import BudgetExceeded
-from ..records import ModelSpend, Usage
+from ..records import SPEND_COUNTS, ModelSpend, Usage
 
 PRICED_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gemini": "google", "mistral": "mistral"}
 """ragdive's provider (or LiteLLM's, after ``litellm/``) -> the price library's provider id."""
@@ -99,18 +99,7 @@ class _Tally:
     """One (role, model)'s running counts: plain slots, updated on every call (a pydantic record took ~1 us per
     field set, five per call); the ModelSpend records are made from it when a snapshot is asked for."""
 
-    __slots__ = (
-        "role",
-        "model",
-        "calls",
-        "cached_calls",
-        "prompt_tokens",
-        "completion_tokens",
-        "cost_usd",
-        "provider_cached_tokens",
-        "retries",
-        "faults",
-    )
+    __slots__ = ("role", "model", *SPEND_COUNTS)
 
     def __init__(self, role: str, model: str) -> None:
         self.role, self.model = role, model
@@ -120,18 +109,9 @@ class _Tally:
         self.faults: dict[str, int] = {}
 
     def spend(self) -> ModelSpend:
-        return ModelSpend(
-            role=self.role,
-            model=self.model,
-            calls=self.calls,
-            cached_calls=self.cached_calls,
-            prompt_tokens=self.prompt_tokens,
-            completion_tokens=self.completion_tokens,
-            cost_usd=self.cost_usd,
-            provider_cached_tokens=self.provider_cached_tokens,
-            retries=self.retries,
-            faults=dict(self.faults),
-        )
+        counts = {name: getattr(self, name) for name in SPEND_COUNTS}
+        counts["faults"] = dict(self.faults)  # a copy: the tally goes on counting
+        return ModelSpend(role=self.role, model=self.model, **counts)
 
 
 class UsageLedger:

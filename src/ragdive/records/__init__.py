@@ -20,6 +20,7 @@ from .conversation import (
 from .corpus import Document, Persona
 from .manifest import (
     SCHEMA_VERSION,
+    SPEND_COUNTS,
     Alarm,
     ModelLimit,
     ModelSpend,
@@ -48,6 +49,7 @@ __all__ = [
     "FailedCheck",
     "ModelLimit",
     "ModelSpend",
+    "SPEND_COUNTS",
     "Persona",
     "Provenance",
     "QuestionType",

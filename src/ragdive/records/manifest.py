@@ -44,6 +44,19 @@ class ModelSpend(Record):
     """Lines of the run's spend.jsonl of this role and model already in this line (see store.spend_journal)."""
 
 
+SPEND_COUNTS = (
+    "calls",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "provider_cached_tokens",
+    "retries",
+    "faults",
+)
+"""ModelSpend's counted fields, in its order: what the usage ledger keeps running and a journal line carries."""
+
+
 class ModelLimit(Record):
     """A model's adaptive concurrency (AIMD: halved on 429 / Retry-After, +1 per streak of successes) in the
     latest session that had to back off: how far it went down, and where it ended."""

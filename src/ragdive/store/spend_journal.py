@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from ..records import ModelSpend
+from ..records import SPEND_COUNTS, ModelSpend
 
 SPEND = "spend.jsonl"
 
@@ -72,17 +72,7 @@ _open_fds: OrderedDict[SpendJournal, None] = OrderedDict()
 _fds_lock = threading.Lock()
 
 _COUNTED: tuple[tuple[str, object], ...] = tuple(
-    (name, ModelSpend.model_fields[name].get_default(call_default_factory=True))
-    for name in (
-        "calls",
-        "cached_calls",
-        "prompt_tokens",
-        "completion_tokens",
-        "cost_usd",
-        "provider_cached_tokens",
-        "retries",
-        "faults",
-    )
+    (name, ModelSpend.model_fields[name].get_default(call_default_factory=True)) for name in SPEND_COUNTS
 )
 """A journal line's counted fields (in the record's order) and their defaults (a line leaves a default out)."""
 _LINE_JSON = json.JSONEncoder(separators=(",", ":"))
