@@ -11,6 +11,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
+import jinja2
 import pytest
 
 from ragdive import prompt_files
@@ -339,3 +340,22 @@ def test_the_turn_numbers_of_every_simulation_and_judge_prompt_count_from_one() 
             continue
         text = prompt_files.render_prompt(package, name, **VARIABLES[package](name))
         assert not re.search(r"\bturn 0\b", text, re.IGNORECASE), (name, text)
+
+
+@pytest.mark.parametrize("probe", [False, True], ids=["answerable", "probe"])
+@pytest.mark.parametrize(("package", "name"), sorted(EXPECTED_LINES))
+def test_prompt_text_is_what_jinja_renders_from_the_file(package: str, name: str, probe: bool) -> None:
+    """The loader's templates (their globals one plain dict, not jinja's ChainMap) render exactly what a template
+    jinja makes from the same file, with the same options and its own globals, renders."""
+    loaded = prompt_files.load_prompt(package, name)
+    assert type(loaded.globals) is dict
+    stock = jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,
+    ).from_string(prompt_files.prompt_path(package, name).read_text(encoding="utf-8"))
+    assert loaded.globals == dict(stock.globals)
+    variables = VARIABLES[package](name, probe)
+    assert prompt_files.render_prompt(package, name, **variables) == stock.render(**variables).strip()

@@ -26,7 +26,12 @@ _ENVIRONMENT = jinja2.Environment(
 def load_prompt(package: str, name: str) -> jinja2.Template:
     """``package``'s ``prompts/<name>.md`` (``name`` may be ``base/<stem>``)."""
     path = prompt_path(package, name)
-    return _ENVIRONMENT.from_string(path.read_text(encoding="utf-8"))
+    template = _ENVIRONMENT.from_string(path.read_text(encoding="utf-8"))
+    # jinja keeps a template's globals as a ChainMap over the environment's and copies them into a new dict at every
+    # render: iterating the ChainMap was ~4 of a ~6 us render (6,400 prompts in a 200 x 5 run). The same names and
+    # values as one plain dict (nothing adds globals to this environment after a template is loaded).
+    template.globals = dict(template.globals)
+    return template
 
 
 def render_prompt(package: str, name: str, **variables: Any) -> str:
