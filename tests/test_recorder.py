@@ -9,6 +9,7 @@ import pytest
 
 from ragdive.records import FailedCheck, ModelSpend, Rejection, Score
 from ragdive.store import CONVERSATIONS, RunRecorder, RunStore, count_files
+from ragdive.store import counts as counts_module
 
 from .factories import make_conversation, make_draft
 
@@ -58,6 +59,43 @@ def test_counts_are_what_the_files_hold_one_line_per_id(tmp_path: Path) -> None:
     fresh = count_files(store.path)
     counts = ("conversations", "turns", "errors", "rejections", "rejections_by_category", "scores", "unscored")
     assert fresh.model_dump(include=set(counts)) == t.model_dump(include=set(counts))
+
+
+def test_the_recorders_of_one_store_read_each_line_once_and_count_what_the_files_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's simulation and evaluation each have a recorder: they share one counter, so a line is parsed once,
+    not once per recorder; a recorder on another RunStore of the same folder counts the files afresh."""
+    parsed: list[int] = []
+    real = counts_module.read_jsonl_tail
+
+    def counting(*args: object, **kwargs: object) -> object:
+        records, offset = real(*args, **kwargs)  # type: ignore[arg-type]
+        parsed.append(len(records))
+        return records, offset
+
+    monkeypatch.setattr(counts_module, "read_jsonl_tail", counting)
+    store = RunStore.create(tmp_path)
+    simulation, evaluation = RunRecorder(store), RunRecorder(store)
+    store.append_conversation(make_conversation("c1", turns=3))
+    store.append_score(Score(conversation_id="c1", turn_index=0, metric="faithfulness", value=1.0))
+    simulation.record()
+    store.append_conversation(make_conversation("c2", turns=2, index=1))
+    store.append_score(Score.unscored(conversation_id="c2", turn_index=0, metric="faithfulness", reason="failed"))
+    t = evaluation.record().totals
+    assert (t.conversations, t.turns, t.scores, t.unscored) == (2, 5, 2, 1)
+    assert simulation.record().totals == t
+    assert sum(parsed) == 4  # every line once, though two recorders counted
+    gaps = simulation.completeness()
+    assert (gaps.conversations, gaps.items, gaps.judge_failed) == (2, 2, 0)  # "failed": not the judge's failure
+    assert sum(parsed) == 4
+
+    parsed.clear()
+    again = RunRecorder(RunStore(store.path)).record().totals
+    assert sum(parsed) == 4  # another store object: its own counter, read from the start
+    counts = ("conversations", "turns", "errors", "rejections", "rejections_by_category", "scores", "unscored")
+    assert again.model_dump(include=set(counts)) == count_files(store.path).model_dump(include=set(counts))
+    assert again.model_dump(include=set(counts)) == t.model_dump(include=set(counts))
 
 
 def test_a_torn_last_line_is_left_for_later_and_then_skipped(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ again right after they were written was most of a recorder write's CPU (issue 27
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
@@ -93,6 +94,7 @@ class FileCounts:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self._lock = threading.Lock()  # shared by a run's recorders (store.recorder), which a thread may hold
         self._reset()
 
     def _reset(self) -> None:
@@ -106,6 +108,10 @@ class FileCounts:
 
     def update(self) -> dict[str, Any]:
         """Read what was appended since the last update; the counts, as Totals fields."""
+        with self._lock:
+            return self._update()
+
+    def _update(self) -> dict[str, Any]:
         try:
             self._read_new()
         except _Replaced:  # a user or a test replaced a file: count everything afresh
@@ -127,14 +133,15 @@ class FileCounts:
     def gaps(self) -> dict[str, int]:
         """Brought up to date: what store.completeness counts (conversations in error not for a failed turn,
         current items unscored because the judge failed), from the lines this counter has read."""
-        self.update()
-        current = list(self._current_scores())
-        return {
-            "conversations": len(self._conversations),
-            "in_error": sum(in_error for _, _, _, in_error in self._conversations.values()),
-            "items": len(current),
-            "judge_failed": sum(failed for _, failed in current),
-        }
+        with self._lock:
+            self._update()
+            current = list(self._current_scores())
+            return {
+                "conversations": len(self._conversations),
+                "in_error": sum(in_error for _, _, _, in_error in self._conversations.values()),
+                "items": len(current),
+                "judge_failed": sum(failed for _, failed in current),
+            }
 
     def _current_scores(self) -> Iterator[tuple[bool, bool]]:
         """(scored, judge failed) of each current item: as RunStore.current_scores, a score of a conversation line

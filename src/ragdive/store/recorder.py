@@ -14,6 +14,7 @@ Every write reads the manifest first: whatever another recorder of the same run 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
@@ -36,7 +37,7 @@ class RunRecorder:
 
     def __init__(self, store: RunStore) -> None:
         self.store = store
-        self._counts = FileCounts(store.path)
+        self._counts = _counts_of(store)
         self._recorded: dict[SpendKey, ModelSpend] = {}
         """The spend snapshot this recorder has already added to the manifest."""
         self._journal: SpendJournal | None = None
@@ -161,6 +162,19 @@ class RunRecorder:
                 "cost_usd": cost,
             }
         )
+
+
+_COUNTS: weakref.WeakKeyDictionary[RunStore, FileCounts] = weakref.WeakKeyDictionary()
+
+
+def _counts_of(store: RunStore) -> FileCounts:
+    """One counter for every recorder of one store object (a run's simulation and its evaluation each have a
+    recorder): each reads the lines appended since its last update, so two counters parsed every line twice. Their
+    counts are what the files hold either way; a recorder on another RunStore of the same folder counts afresh."""
+    counts = _COUNTS.get(store)
+    if counts is None:
+        counts = _COUNTS[store] = FileCounts(store.path)
+    return counts
 
 
 def spend_since(before: Iterable[ModelSpend], now: Iterable[ModelSpend]) -> list[ModelSpend]:
