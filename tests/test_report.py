@@ -226,3 +226,34 @@ def test_judged_uniqueness_is_shown_beside_the_other(
     # the last turn's questions differ in their text: unique by exact text, all the same for this judge
     assert exact["3"][2] == "6" and judged["3"][2] == "0"
     assert asked  # the judge was really asked
+
+
+def test_varints_match_the_pages_reading_at_every_group_boundary() -> None:
+    import numpy as np
+
+    from ragdive.report.packing import varints
+
+    def one(n: int) -> bytes:  # the format browser.js reads: 7 bits a byte, least significant first
+        out = bytearray()
+        while n >= 128:
+            out.append(n & 127 | 128)
+            n >>= 7
+        return bytes(out + bytes([n]))
+
+    numbers = [0, 1, 127, 128, 255, 16383, 16384, 2**21 - 1, 2**21, 2**28 - 1, 2**28, 2**32 - 1, 300]
+    assert varints(np.array(numbers, dtype=np.uint32)) == b"".join(map(one, numbers))
+    assert varints(np.array([], dtype=np.uint32)) == b""
+
+
+def test_the_vocabulary_gives_the_frequent_tokens_the_small_numbers() -> None:
+    import gzip
+
+    from ragdive.report import text7
+
+    # 200 words used once, then one used 1,000 times: in order of first use it would be past 200 (two bytes each)
+    conversations = [{"id": f"c{i}", "note": f"rare{i}", "turns": []} for i in range(200)]
+    conversations.append({"id": "c200", "note": "common" + " common" * 1000, "turns": []})
+    packed = pack(conversations)
+    tokens = json.loads(gzip.decompress(text7.decode(packed.vocabulary)))
+    assert tokens.index(" common") < 128 <= max(tokens.index(f"rare{i}") for i in range(200))
+    assert unpack(packed.vocabulary, packed.conversations, packed.contexts, packed.chunks) == conversations

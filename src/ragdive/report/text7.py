@@ -20,7 +20,7 @@ for _i, _value in enumerate(ESCAPED):
 _WEIGHTS = np.array([64, 32, 16, 8, 4, 2, 1], dtype=np.uint8)
 
 
-def encode(data: bytes) -> str:
+def encode(data: bytes | bytearray) -> str:
     """The bytes, most significant bit first, cut into 7-bit groups (the last padded with zeros), one character
     each. The length of the text gives the length of the data back: floor(7 * characters / 8)."""
     bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8))
