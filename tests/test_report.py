@@ -257,3 +257,11 @@ def test_the_vocabulary_gives_the_frequent_tokens_the_small_numbers() -> None:
     tokens = json.loads(gzip.decompress(text7.decode(packed.vocabulary)))
     assert tokens.index(" common") < 128 <= max(tokens.index(f"rare{i}") for i in range(200))
     assert unpack(packed.vocabulary, packed.conversations, packed.contexts, packed.chunks) == conversations
+
+
+def test_tokens_give_every_character_back_and_a_word_keeps_its_space() -> None:
+    from ragdive.report.packing import TOKEN
+
+    for text in ["Ends.  Two spaces. The end", ' ( x ) ", "\n\n é 漢字 \U0001f600 ', "...", " ", "", 'a":"b', ". "]:
+        assert "".join(TOKEN.findall(text)) == text
+    assert TOKEN.findall("cat. The dog") == ["cat", ".", " The", " dog"]  # " The" as mid-sentence: one form

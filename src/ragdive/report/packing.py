@@ -42,7 +42,9 @@ LEVEL = 12
 
 # a word with the one space before it, or a run of other characters (". ", "), ", "\n\n"): every character is in
 # exactly one token. Runs, not single characters: fewer tokens to find and join (the tokenizer was half of packing).
-TOKEN = re.compile(r" ?\w+|\W+")
+# A run stops before a space and a word, which keeps its space (". The" is "." + " The", not ". " + "The"): one
+# form of each word instead of two, 5 % fewer distinct tokens on prose
+TOKEN = re.compile(r" ?\w+|\W+?(?= \w)|\W+")
 
 
 def varints(ids: np.ndarray) -> bytes:
