@@ -33,3 +33,48 @@ def test_the_counted_fields_are_every_field_of_a_spend_record_but_its_names_and_
 
     fields = [f for f in ModelSpend.model_fields if f not in ("role", "model", "journal_lines")]
     assert list(SPEND_COUNTS) == fields
+
+
+def test_a_requests_line_made_from_its_usage_is_the_line_of_its_spend_record(tmp_path: Path) -> None:
+    """UsageLedger.record hands the journal (role, model, usage), not a ModelSpend: the text written is the same as
+    for the record, for every kind of value (no tokens, cached tokens, unknown, zero and tiny costs)."""
+    import random
+
+    from ragdive.models.usage import UsageLedger
+    from ragdive.records import Usage
+
+    rng = random.Random(7)
+    costs = [None, 0.0, -0.0, 1e-05, 0.000123, 2.5, 1e16, 0.1 + 0.2]
+    usages = [
+        Usage(
+            prompt_tokens=rng.choice([0, 1, 12, 10**12]),
+            completion_tokens=rng.choice([0, 3, 999]),
+            cost_usd=rng.choice(costs),
+            provider_cached_tokens=rng.choice([0, 0, 7]),
+        )
+        for _ in range(300)
+    ]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    by_record, _ = journal_for(tmp_path / "a")
+    by_usage, _ = journal_for(tmp_path / "b")
+    ledger = UsageLedger()
+    ledger.sink, ledger.call_sink = by_record.append, by_usage.append_call
+    for usage in usages:
+        ledger.record("judge", "openai/stub-é", usage)
+        by_record.append(
+            ModelSpend(
+                role="judge",
+                model="openai/stub-é",
+                calls=1,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                cost_usd=usage.cost_usd,
+                provider_cached_tokens=usage.provider_cached_tokens,
+            )
+        )
+    written = (tmp_path / "b" / spend_journal.SPEND).read_bytes()
+    assert written == (tmp_path / "a" / spend_journal.SPEND).read_bytes()
+    assert len(written.splitlines()) == 300 and b'"cost_usd":null' in written and b'"cost_usd":1e-05' in written
+    assert by_usage.counts == by_record.counts == {("judge", "openai/stub-é"): 300}
+    assert ledger.lines()[0].calls == 300

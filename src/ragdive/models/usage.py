@@ -120,6 +120,9 @@ class UsageLedger:
     def __init__(self) -> None:
         self.sink: Callable[[ModelSpend], None] | None = None
         """Told every request's spend as it is counted (the run's spend journal, attached by its recorder)."""
+        self.call_sink: Callable[[str, str, Usage], None] | None = None
+        """Told an answered request's (role, model, usage) instead of ``sink``, when set (the journal writes the line
+        ``sink`` would get without a ModelSpend made for each request)."""
         self._lines: dict[tuple[str, str], _Tally] = {}
         """Per (role, model): the running counts (``lines()`` makes the records the manifest keeps)."""
         self.known_cost_usd = 0.0
@@ -135,7 +138,9 @@ class UsageLedger:
 
     def record(self, role: str | None, model: str, usage: Usage) -> None:
         line = self._line(role, model)
-        if self.sink is not None:
+        if self.call_sink is not None:
+            self.call_sink(line.role, model, usage)
+        elif self.sink is not None:
             self.sink(
                 ModelSpend(
                     role=line.role,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..records import Conversation, ModelSpend, Rejection, RunManifest, Score
+from ..records import Conversation, ModelSpend, Rejection, RunManifest, Score, Usage
 from .jsonl import read_jsonl_tail
 from .recorder import RunRecorder, merge_spend
 from .run import CONVERSATIONS, EVALUATIONS, MANIFEST, RECORDER_FIELDS, REJECTIONS, RunStore
@@ -54,6 +54,7 @@ class SpendMirror:
 
     def __init__(self, recorder: RunRecorder) -> None:
         self.sink: Callable[[ModelSpend], None] | None = None
+        self.call_sink: Callable[[str, str, Usage], None] | None = None  # set by attach, unused: lines come whole
         self._lines: list[ModelSpend] = []
         recorder.attach(self)
 

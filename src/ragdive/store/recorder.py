@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from ..records import ModelLimit, ModelSpend, RunManifest, Totals
+from ..records import ModelLimit, ModelSpend, RunManifest, Totals, Usage
 from .completeness import Completeness, completeness
 from .counts import FileCounts
 from .liveness import this_process
@@ -30,6 +30,7 @@ SpendKey = tuple[str, str]
 
 class _Ledger(Protocol):
     sink: Callable[[ModelSpend], None] | None
+    call_sink: Callable[[str, str, Usage], None] | None
 
 
 class RunRecorder:
@@ -51,6 +52,7 @@ class RunRecorder:
             self._recover()
         self._journal = journal
         ledger.sink = journal.append
+        ledger.call_sink = journal.append_call
 
     def completeness(self) -> Completeness:
         """What the run left undone, from this recorder's counter: at the end of a run it has read all but the

@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from ..records import SPEND_COUNTS, ModelSpend
+from ..records import SPEND_COUNTS, ModelSpend, Usage
 
 SPEND = "spend.jsonl"
 
@@ -43,10 +43,24 @@ class SpendJournal:
             value = getattr(line, name)
             if value != default:
                 data[name] = value
+        self._write(line.role, line.model, data)
+
+    def append_call(self, role: str, model: str, usage: Usage) -> None:
+        """The line ``append`` writes for ``ModelSpend(role=role, model=model, calls=1, ...)`` with the tokens and
+        cost of ``usage`` (one answered request: UsageLedger.record), made from ``usage`` directly: the record
+        was built on the event loop for every request only to be read back here."""
+        data: dict[str, object] = {"role": role, "model": model, "calls": 1}
+        for name, default in _CALL_COUNTED:
+            value = getattr(usage, name)
+            if value != default:
+                data[name] = value
+        self._write(role, model, data)
+
+    def _write(self, role: str, model: str, data: dict[str, object]) -> None:
         text = (_LINE_JSON.encode(data) + "\n").encode("utf-8")
         with _fds_lock:  # one write per line to a file opened for appending: whole lines, never interleaved
             os.write(self._opened(), text)
-            key = (line.role, line.model)
+            key = (role, model)
             self.counts[key] = self.counts.get(key, 0) + 1
 
     def _opened(self) -> int:
@@ -75,6 +89,8 @@ _COUNTED: tuple[tuple[str, object], ...] = tuple(
     (name, ModelSpend.model_fields[name].get_default(call_default_factory=True)) for name in SPEND_COUNTS
 )
 """A journal line's counted fields (in the record's order) and their defaults (a line leaves a default out)."""
+_CALL_COUNTED = tuple((name, default) for name, default in _COUNTED if name in Usage.model_fields)
+"""The counted fields a request's usage carries (tokens, cost), in the record's order, after ``calls``."""
 _LINE_JSON = json.JSONEncoder(separators=(",", ":"))
 
 _open: dict[Path, SpendJournal] = {}
