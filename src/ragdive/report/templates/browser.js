@@ -2,17 +2,10 @@
 // Every piece of run text goes into the page through textContent, never innerHTML: it stays text.
 (async function () {
   "use strict";
-  // Blocks come gzip'ed, then base64'ed (plotly.js) or as 7-bit text (the conversations: report/text7.py); the
-  // browser's own DecompressionStream inflates them.
+  // Blocks come gzip'ed, then as 7-bit text (report/text7.py); the browser's own DecompressionStream inflates them.
   async function gunzip(bytes) {
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Uint8Array(await new Response(stream).arrayBuffer());
-  }
-  async function inflate(node) {
-    const binary = atob(node.textContent.trim());
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return new TextDecoder().decode(await gunzip(bytes));
   }
   // text7.py's inverse: 7 bits per character, three values written as U+00C0..U+00C2 (the parser would not
   // give NUL, CR or "<" back as written); the text's length gives the data's.
@@ -45,7 +38,7 @@
   }
   try {
     // plotly.js, run in the page's global scope (an indirect eval), as a <script> of its own text would be
-    (0, eval)(await inflate(document.getElementById("report-plotly")));
+    (0, eval)(new TextDecoder().decode(await gunzip(bytesOf(document.getElementById("report-plotly")))));
   } catch (err) {
     console.error("the charts' library could not be read in this browser", err);
   }
