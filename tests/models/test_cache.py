@@ -138,23 +138,57 @@ def test_a_key_is_the_sha256_of_its_request_s_canonical_json_so_caches_written_b
     import hashlib
     import json
 
-    params = GenerateParams(temperature=0.2, max_tokens=64)
-    key = cache_key(
-        model="openai/m",
-        base_url=None,
-        messages=[Message(role="user", content="Qu'est-ce que l'été ? ☃")],
-        schema='{"type":"object"}',
-        params=params,
-        repeat_index=2,
-    )
-    payload = {
-        "v": cache_module.SCHEMA_VERSION,
-        "model": "openai/m",
-        "base_url": "",
-        "messages": [["user", "Qu'est-ce que l'été ? ☃"]],
-        "schema": '{"type":"object"}',
-        "params": params.model_dump(exclude_none=True),
-        "repeat": 2,
-    }
-    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    assert key == hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    # parameters set and none, a first and a later repeat
+    for params, repeat in ((GenerateParams(temperature=0.2, max_tokens=64), 2), (GenerateParams(), 0)):
+        key = cache_key(
+            model="openai/m",
+            base_url=None,
+            messages=[Message(role="user", content="Qu'est-ce que l'été ? ☃")],
+            schema='{"type":"object"}',
+            params=params,
+            repeat_index=repeat,
+        )
+        payload = {
+            "v": cache_module.SCHEMA_VERSION,
+            "model": "openai/m",
+            "base_url": "",
+            "messages": [["user", "Qu'est-ce que l'été ? ☃"]],
+            "schema": '{"type":"object"}',
+            "params": params.model_dump(exclude_none=True),
+            "repeat": repeat,
+        }
+        blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+        assert key == hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize("value", ["not json {", '{"model": "m"}', '{"text": null}', '["text"]', '"text"'])
+async def test_a_damaged_entry_is_a_miss_and_the_answer_made_instead_replaces_it(tmp_path: Path, value: str) -> None:
+    """A row that is not an entry as put writes them answers nothing (before: json.loads or the record raised
+    out of the model call)."""
+    import json
+    import sqlite3
+
+    backend = ScriptedModel(responder=lambda messages: "made again")
+    model = cached_model(tmp_path, backend)
+    params = GenerateParams(**model.spec.params)  # the model's own, as its calls send them
+    key = cache_key(model=model.name, base_url=None, messages=MSGS, schema=None, params=params, repeat_index=0)
+    db = sqlite3.connect(tmp_path / "cache" / cache_module.DB_NAME, isolation_level=None)
+    db.execute("INSERT INTO completions (key, model, created, value) VALUES (?, ?, 0, ?)", (key, model.name, value))
+    completion = await model.generate(MSGS)
+    assert not completion.cached and completion.text == "made again" and len(backend.calls) == 1
+    await model.settled()
+    (stored,) = db.execute("SELECT value FROM completions WHERE key = ?", (key,)).fetchone()
+    db.close()
+    assert json.loads(stored)["text"] == "made again"  # the damaged row was this call's, and is replaced
+    assert (await model.generate(MSGS)).cached and len(backend.calls) == 1
+
+
+def test_a_hit_is_the_stored_answer(tmp_path: Path) -> None:
+    cache = CompletionCache(tmp_path)
+    stored = Completion(text="Paris ☃", model="openai/m", finish_reason="stop")
+    stored.usage.prompt_tokens, stored.usage.completion_tokens = 12, 3
+    cache.put("k" * 64, stored)
+    cache.flush()
+    again = CompletionCache(tmp_path).get("k" * 64)  # read from the database, not from the pending entries
+    assert again is not None
+    assert again.model_dump() == {**stored.model_dump(), "cached": True}

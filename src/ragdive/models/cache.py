@@ -72,7 +72,8 @@ def cache_key(
             b',"params":',
             _KEY_JSON.encode(params.model_dump(exclude_none=True)).encode("utf-8"),
             b',"repeat":',
-            _KEY_JSON.encode(repeat_index).encode("utf-8"),
+            # an int's JSON is its decimal digits (a bool or another type: the encoder, as before)
+            b"%d" % repeat_index if type(repeat_index) is int else _KEY_JSON.encode(repeat_index).encode("utf-8"),
             b',"schema":',
             b"null" if schema is None else string_list_json(schema),
             b',"v":%d}' % SCHEMA_VERSION,
@@ -164,20 +165,12 @@ class CompletionCache:
             with self._read_lock:
                 row = self._db.execute("SELECT value FROM completions WHERE key = ?", (key,)).fetchone()
             raw = row[0] if row else None
-        if raw is None:
+        hit = _read_entry(raw) if raw is not None else None
+        if hit is None:  # absent, or a damaged row (not an entry): a miss; the answer made instead replaces it
             self.misses += 1
             return None
-        value: dict[str, Any] = json.loads(raw)
         self.hits += 1
-        return Completion(
-            text=value["text"],
-            model=value.get("model", ""),
-            finish_reason=value.get("finish_reason"),
-            usage=Usage(
-                prompt_tokens=value.get("prompt_tokens", 0), completion_tokens=value.get("completion_tokens", 0)
-            ),
-            cached=True,
-        )
+        return hit
 
     def _maybe_stored(self, key: str) -> bool:
         """False when the key is surely not in the database. Every query releases the GIL, and with the writer
@@ -322,6 +315,24 @@ class CompletionCache:
         with self._lock, self._read_lock:
             self._db.close()
             self._writer_db.close()
+
+
+def _read_entry(raw: str) -> Completion | None:
+    """The stored answer (decoded by orjson: ~4x faster than json.loads, on every hit of a cached re-run); None
+    when the row is not an entry as ``put`` writes them (not JSON, no text, a field of the wrong type)."""
+    try:
+        value = wire_json.loads(raw)
+        return Completion(
+            text=value["text"],
+            model=value.get("model", ""),
+            finish_reason=value.get("finish_reason"),
+            usage=Usage(
+                prompt_tokens=value.get("prompt_tokens", 0), completion_tokens=value.get("completion_tokens", 0)
+            ),
+            cached=True,
+        )
+    except (ValueError, TypeError, KeyError, AttributeError):  # pydantic's ValidationError is a ValueError
+        return None
 
 
 def _resolve(done: asyncio.Future[None], error: BaseException | None) -> None:
