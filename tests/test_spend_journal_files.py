@@ -78,3 +78,31 @@ def test_a_requests_line_made_from_its_usage_is_the_line_of_its_spend_record(tmp
     assert len(written.splitlines()) == 300 and b'"cost_usd":null' in written and b'"cost_usd":1e-05' in written
     assert by_usage.counts == by_record.counts == {("judge", "openai/stub-é"): 300}
     assert ledger.lines()[0].calls == 300
+
+
+async def test_a_cache_hit_s_line_is_the_text_of_its_record_and_a_run_s_recorder_takes_it(tmp_path: Path) -> None:
+    """Hits go to the journal as a (role, model) pair, their line's text made once (a cached re-run has thousands):
+    the same line as the record path writes, so readers and the kill recovery see no difference."""
+    from ragdive.models import CompletionCache, Message, Model, ModelContext, ScriptedModel
+    from ragdive.store import RunRecorder, RunStore
+
+    by_record, by_pair = tmp_path / "a", tmp_path / "b"
+    by_record.mkdir()
+    by_pair.mkdir()
+    journal_for(by_record)[0].append(ModelSpend(role="judge", model="m/ü", cached_calls=1))
+    for _ in range(2):
+        journal_for(by_pair)[0].append_cached("judge", "m/ü")
+    first_line = (by_pair / spend_journal.SPEND).read_bytes().splitlines(keepends=True)[0]
+    assert first_line == (by_record / spend_journal.SPEND).read_bytes()
+    assert journal_for(by_pair)[0].counts == {("judge", "m/ü"): 2}
+
+    store = RunStore.create(tmp_path / "runs")
+    context = ModelContext(cache=CompletionCache(tmp_path / "cache"))
+    RunRecorder(store).attach(context.ledger)
+    model = Model(ScriptedModel().enqueue("an answer"), role="judge", context=context)
+    messages = [Message(role="user", content="q")]
+    await model.generate(messages)
+    hit = await model.generate(messages)
+    assert hit.cached and hit.text == "an answer" and hit.usage.cost_usd == 0.0 and hit.model == model.name
+    lines = read_journal(store.path)[("judge", model.name)]
+    assert [(line.calls, line.cached_calls) for line in lines] == [(1, 0), (0, 1)]

@@ -134,17 +134,24 @@ class Model:
         return GenerateParams(**{**self.spec.params, **params.model_dump(exclude_none=True)})
 
     def _from_cache(self, hit: Completion, schema: type[BaseModel] | None, start: float) -> Completion | None:
+        parsed = None
         if schema is not None:
-            try:
-                hit.parsed = parse_structured(hit.text, schema, model=self.name)
+            try:  # validated again: the stored text must still be this schema's (a wrong shape is no answer)
+                parsed = parse_structured(hit.text, schema, model=self.name)
             except ModelOutputError:
                 return None
         # What the cache saved is counted apart; the caller spent nothing on this answer.
         self.context.ledger.record_cached(self.role, self.name, hit.usage)
-        hit.usage = Usage(cost_usd=0.0)
-        hit.model = hit.model or self.name
-        hit.latency_s = time.perf_counter() - start
-        return hit
+        # the answer served, made in one go (four validated assignments to the hit cost ~3x that, on every hit)
+        return Completion(
+            text=hit.text,
+            parsed=parsed,
+            usage=Usage(cost_usd=0.0),
+            model=hit.model or self.name,
+            latency_s=time.perf_counter() - start,
+            finish_reason=hit.finish_reason,
+            cached=True,
+        )
 
     async def _call(
         self, messages: list[Message], schema: type[BaseModel] | None, params: GenerateParams

@@ -123,6 +123,9 @@ class UsageLedger:
         self.call_sink: Callable[[str, str, Usage], None] | None = None
         """Told an answered request's (role, model, usage) instead of ``sink``, when set (the journal writes the line
         ``sink`` would get without a ModelSpend made for each request)."""
+        self.cached_sink: Callable[[str, str], None] | None = None
+        """Told every cache hit's (role, model), when set (the journal's line for it, without a record made for
+        each of a cached re-run's thousands of hits); else the hit goes to ``sink`` as a record."""
         self._lines: dict[tuple[str, str], _Tally] = {}
         """Per (role, model): the running counts (``lines()`` makes the records the manifest keeps)."""
         self.known_cost_usd = 0.0
@@ -183,7 +186,9 @@ class UsageLedger:
 
     def record_cached(self, role: str | None, model: str, usage: Usage) -> None:
         line = self._line(role, model)
-        if self.sink is not None:
+        if self.cached_sink is not None:
+            self.cached_sink(line.role, model)
+        elif self.sink is not None:
             self.sink(ModelSpend(role=line.role, model=model, cached_calls=1))
         line.cached_calls += 1
 

@@ -55,6 +55,7 @@ class SpendMirror:
     def __init__(self, recorder: RunRecorder) -> None:
         self.sink: Callable[[ModelSpend], None] | None = None
         self.call_sink: Callable[[str, str, Usage], None] | None = None  # set by attach, unused: lines come whole
+        self.cached_sink: Callable[[str, str], None] | None = None  # set by attach, unused: hits come as lines
         self._lines: list[ModelSpend] = []
         recorder.attach(self)
 

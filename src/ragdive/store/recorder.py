@@ -31,6 +31,7 @@ SpendKey = tuple[str, str]
 class _Ledger(Protocol):
     sink: Callable[[ModelSpend], None] | None
     call_sink: Callable[[str, str, Usage], None] | None
+    cached_sink: Callable[[str, str], None] | None
 
 
 class RunRecorder:
@@ -53,6 +54,7 @@ class RunRecorder:
         self._journal = journal
         ledger.sink = journal.append
         ledger.call_sink = journal.append_call
+        ledger.cached_sink = journal.append_cached
 
     def completeness(self) -> Completeness:
         """What the run left undone, from this recorder's counter: at the end of a run it has read all but the

@@ -34,6 +34,8 @@ class SpendJournal:
         self.path = path
         self._fd: int | None = None
         self.counts: dict[SpendKey, int] = {key: len(v) for key, v in read_journal(path.parent).items()}
+        self._cached_lines: dict[SpendKey, bytes] = {}
+        """A cache hit's line per (role, model) (see append_cached)."""
 
     def append(self, line: ModelSpend) -> None:
         # the fields that differ from their defaults, as model_dump(exclude_defaults=True) would give them (the same
@@ -61,6 +63,18 @@ class SpendJournal:
         with _fds_lock:  # one write per line to a file opened for appending: whole lines, never interleaved
             os.write(self._opened(), text)
             key = (role, model)
+            self.counts[key] = self.counts.get(key, 0) + 1
+
+    def append_cached(self, role: str, model: str) -> None:
+        """A cache hit's line: ``append(ModelSpend(role=role, model=model, cached_calls=1))``'s text, made once
+        per (role, model)."""
+        key = (role, model)
+        text = self._cached_lines.get(key)
+        if text is None:
+            data = {"role": role, "model": model, "cached_calls": 1}  # the other counts are at their defaults
+            text = self._cached_lines[key] = (_LINE_JSON.encode(data) + "\n").encode("utf-8")
+        with _fds_lock:
+            os.write(self._opened(), text)
             self.counts[key] = self.counts.get(key, 0) + 1
 
     def _opened(self) -> int:
@@ -92,6 +106,7 @@ _COUNTED: tuple[tuple[str, object], ...] = tuple(
 _CALL_COUNTED = tuple((name, default) for name, default in _COUNTED if name in Usage.model_fields)
 """The counted fields a request's usage carries (tokens, cost), in the record's order, after ``calls``."""
 _LINE_JSON = json.JSONEncoder(separators=(",", ":"))
+
 
 _open: dict[Path, SpendJournal] = {}
 _open_lock = threading.Lock()
