@@ -192,3 +192,38 @@ def test_a_hit_is_the_stored_answer(tmp_path: Path) -> None:
     again = CompletionCache(tmp_path).get("k" * 64)  # read from the database, not from the pending entries
     assert again is not None
     assert again.model_dump() == {**stored.model_dump(), "cached": True}
+
+
+@pytest.mark.parametrize(
+    "spec_params", [{}, {"temperature": 0.2, "max_tokens": 64}, {"top_p": 1e-05, "stop": ["\n", "é"]}]
+)
+async def test_a_models_calls_are_stored_under_the_keys_made_from_scratch(
+    tmp_path: Path, spec_params: dict[str, object]
+) -> None:
+    """A model writes its own parameters' part of the key once (not per call): its entries are where the recipe
+    puts them, for its own parameters, parameters given to the call, and every repeat."""
+    import hashlib
+    import json
+
+    backend = ScriptedModel(responder=lambda messages: GOOD)
+    model = cached_model(tmp_path, backend, params=spec_params)
+    given = GenerateParams(temperature=0.7)
+    calls = [(None, None), (None, 3), (given, None)]
+    for params, repeat in calls:
+        await model.generate(MSGS, schema=Capital, params=params, repeat_index=repeat)
+    assert model.context.cache is not None
+    for params, repeat in calls:
+        merged = GenerateParams(
+            **{"temperature": 0.0, **spec_params, **(params.model_dump(exclude_none=True) if params else {})}
+        )
+        payload = {
+            "v": cache_module.SCHEMA_VERSION,
+            "model": model.name,
+            "base_url": "",
+            "messages": [[m.role, m.content] for m in MSGS],
+            "schema": schema_text(Capital),
+            "params": merged.model_dump(exclude_none=True),
+            "repeat": repeat or 0,
+        }
+        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+        assert model.context.cache.get(hashlib.sha256(text.encode("utf-8")).hexdigest()) is not None

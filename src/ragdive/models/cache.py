@@ -54,13 +54,15 @@ def cache_key(
     schema: str | None,
     params: GenerateParams,
     repeat_index: int,
+    params_json: bytes | None = None,
 ) -> str:
     """SHA-256 of the JSON text ``json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
     default=str)`` writes for ``payload = {"v": SCHEMA_VERSION, "model": model, "base_url": base_url or "",
     "messages": [[role, content], ...], "schema": schema, "params": params.model_dump(exclude_none=True),
     "repeat": repeat_index}`` (the keys stored so far were made so), put together in the sorted order of its keys:
     strings, the messages and the repeat index written by wire_json (the standard library's bytes for them, ~12x
-    faster), the parameters (floats) by the standard library itself."""
+    faster), the parameters (floats) by the standard library itself. ``params_json``: what ``key_params_json``
+    gives for ``params``, made once by a caller whose parameters do not change (a model's own)."""
     text = b"".join(
         (
             b'{"base_url":',
@@ -70,7 +72,7 @@ def cache_key(
             b',"model":',
             string_list_json(model),
             b',"params":',
-            _KEY_JSON.encode(params.model_dump(exclude_none=True)).encode("utf-8"),
+            key_params_json(params) if params_json is None else params_json,
             b',"repeat":',
             # an int's JSON is its decimal digits (a bool or another type: the encoder, as before)
             b"%d" % repeat_index if type(repeat_index) is int else _KEY_JSON.encode(repeat_index).encode("utf-8"),
@@ -80,6 +82,11 @@ def cache_key(
         )
     )
     return hashlib.sha256(text).hexdigest()
+
+
+def key_params_json(params: GenerateParams) -> bytes:
+    """The generation parameters as a cache key holds them."""
+    return _KEY_JSON.encode(params.model_dump(exclude_none=True)).encode("utf-8")
 
 
 _KEY_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)

@@ -17,7 +17,7 @@ from ..config.models import ROLE_DEFAULT_PARAMS, ROLES, ModelSpec
 from ..errors import ConfigError, ModelError, ModelOutputError, ModelStopped
 from ..records import RoleSetup, Usage
 from .base import Completion, GenerateParams, Message, ModelBackend
-from .cache import cache_key
+from .cache import cache_key, key_params_json
 from .context import ModelContext
 from .profiles import PromptProfile, resolve_profile
 from .registry import create_backend
@@ -58,6 +58,8 @@ class Model:
         self.health = self.context.health_for(role, self.spec, getattr(backend, "api_key_env", None))
         """The stop rule of this role's model (health.py), shared by every Model of the role in this run."""
         self._base_params = GenerateParams(**self.spec.params)
+        self._base_params_key = key_params_json(self._base_params)
+        """The base parameters as every cache key of a call with them holds them (made once, not per call)."""
         self.provider = self.name.partition("/")[0]
         self.prompt_profile: PromptProfile = resolve_profile(self.spec)
         """Which prompts the roles send this model: `base` or `chat` (see profiles.py)."""
@@ -99,6 +101,7 @@ class Model:
                 schema=schema_text(schema) if schema is not None else None,
                 params=merged,
                 repeat_index=self.context.repeat_index if repeat_index is None else repeat_index,
+                params_json=self._base_params_key if merged is self._base_params else None,
             )
             hit = cache.get(key)
             if hit is not None:
