@@ -228,10 +228,10 @@ def test_judged_uniqueness_is_shown_beside_the_other(
     assert asked  # the judge was really asked
 
 
-def test_varints_match_the_pages_reading_at_every_group_boundary() -> None:
+def test_varints_match_the_pages_reading_at_every_group_boundary(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from ragdive.report.packing import varints
+    from ragdive.report import packing
 
     def one(n: int) -> bytes:  # the format browser.js reads: 7 bits a byte, least significant first
         out = bytearray()
@@ -241,8 +241,13 @@ def test_varints_match_the_pages_reading_at_every_group_boundary() -> None:
         return bytes(out + bytes([n]))
 
     numbers = [0, 1, 127, 128, 255, 16383, 16384, 2**21 - 1, 2**21, 2**28 - 1, 2**28, 2**32 - 1, 300]
-    assert varints(np.array(numbers, dtype=np.uint32)) == b"".join(map(one, numbers))
-    assert varints(np.array([], dtype=np.uint32)) == b""
+    for size in (1 << 20, 3):  # whole, and in slices of 3 numbers (or bytes) cut anywhere
+        monkeypatch.setattr(packing, "SLICE", size)
+        data = packing.varints(np.array(numbers, dtype=np.uint32))
+        assert data == b"".join(map(one, numbers)) == b"".join(map(packing.varint, numbers))
+        assert packing.read_varints(bytearray(data)).tolist() == numbers
+    assert packing.varints(np.array([], dtype=np.uint32)) == b""
+    assert packing.read_varints(b"").tolist() == []
 
 
 def test_the_vocabulary_gives_the_frequent_tokens_the_small_numbers() -> None:
