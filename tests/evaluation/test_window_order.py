@@ -111,3 +111,32 @@ async def test_jobs_start_step_and_finish_at_the_same_turns_as_with_a_task_per_s
 @pytest.mark.parametrize("seed", range(4))
 async def test_closed_early_the_same_jobs_ran(seed: int) -> None:
     assert await trace(bounded, seed, 4, stop_after=17) == await trace(reference, seed, 4, stop_after=17)
+
+
+@pytest.mark.parametrize("waits", [False, True], ids=["at-hand", "after-a-wait"])
+@pytest.mark.parametrize("window", [bounded, reference], ids=["bounded", "reference"])
+async def test_a_source_that_fails_ends_the_window_and_stops_the_jobs_in_flight(
+    window: Callable[..., AsyncGenerator[Any, None]], waits: bool
+) -> None:
+    stopped = 0
+
+    async def slow() -> int:
+        nonlocal stopped
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            stopped += 1
+            raise
+        return 0
+
+    async def source() -> AsyncIterator[Callable[[], Awaitable[int]]]:
+        yield slow
+        yield slow
+        if waits:
+            await asyncio.sleep(0)
+        raise ValueError("a bug in the source")
+
+    with pytest.raises(ValueError, match="a bug in the source"):
+        async for _ in window(source(), 4):
+            pass
+    assert stopped == 2

@@ -30,7 +30,7 @@ async def bounded(source: AsyncIterable[Job[T]], limit: int) -> AsyncGenerator[T
     jobs = aiter(source)
     running: set[asyncio.Future[T]] = set()
     upcoming: asyncio.Future[Job[T]] | None = None  # the source's next job, awaited beside the running ones
-    taken: list[BaseException] = []  # the source's next step, taken in place (its job or its end): due at _TAKEN
+    taken: list[BaseException] = []  # the source's next step, taken in place (its job, end or error): due at _TAKEN
     finished = _Mailbox()
     exhausted = False
     loop = asyncio.get_running_loop()
@@ -40,9 +40,10 @@ async def bounded(source: AsyncIterable[Job[T]], limit: int) -> AsyncGenerator[T
                 step = anext(jobs)  # type: ignore[arg-type]
                 try:
                     waiting_on = step.send(None)  # type: ignore[attr-defined]
-                except (StopIteration, StopAsyncIteration) as got:
+                except Exception as got:  # its job (StopIteration), its end or its error
                     taken.append(got)
-                    # a task's step runs one turn later and reports its result the turn after
+                    # due when a task stepping the source would have reported it: the task's step runs one turn
+                    # later and its result is handed over the turn after
                     loop.call_soon(loop.call_soon, finished.put_nowait, _TAKEN)
                 else:  # the source waits for something: a task carries the step on
                     upcoming = asyncio.ensure_future(_carry_on(step, waiting_on))
@@ -102,8 +103,8 @@ _TAKEN: Any = object()
 
 
 def _value(step: BaseException | asyncio.Future[Any]) -> Any:
-    """The job a step of the source gave: taken in place (StopIteration; its end: StopAsyncIteration, raised) or
-    by a task (its result)."""
+    """The job a step of the source gave: taken in place (StopIteration; its end, StopAsyncIteration, or its error:
+    raised) or by a task (its result)."""
     if isinstance(step, StopIteration):
         return step.value
     if isinstance(step, BaseException):
