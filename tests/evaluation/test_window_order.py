@@ -140,3 +140,28 @@ async def test_a_source_that_fails_ends_the_window_and_stops_the_jobs_in_flight(
         async for _ in window(source(), 4):
             pass
     assert stopped == 2
+
+
+async def test_a_source_whose_next_is_a_future_and_not_a_coroutine_is_awaited_as_before() -> None:
+    class Source:
+        def __init__(self) -> None:
+            self.left = 5
+
+        def __aiter__(self) -> Source:
+            return self
+
+        def __anext__(self) -> asyncio.Future[Callable[[], Awaitable[int]]]:
+            future: asyncio.Future[Callable[[], Awaitable[int]]] = asyncio.get_running_loop().create_future()
+            if self.left == 0:
+                future.set_exception(StopAsyncIteration())
+            else:
+                self.left -= 1
+                n = self.left
+
+                async def job() -> int:
+                    return n
+
+                asyncio.get_running_loop().call_soon(future.set_result, job)
+            return future
+
+    assert sorted([r async for r in bounded(Source(), 2)]) == [0, 1, 2, 3, 4]

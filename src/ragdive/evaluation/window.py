@@ -38,8 +38,12 @@ async def bounded(source: AsyncIterable[Job[T]], limit: int) -> AsyncGenerator[T
         while True:
             if upcoming is None and not taken and not exhausted and len(running) < limit:
                 step = anext(jobs)  # type: ignore[arg-type]
+                if not hasattr(step, "send"):  # not a coroutine (an iterator's own awaitable): a task awaits it
+                    upcoming = asyncio.ensure_future(step)
+                    upcoming.add_done_callback(finished.put_nowait)
+                    continue
                 try:
-                    waiting_on = step.send(None)  # type: ignore[attr-defined]
+                    waiting_on = step.send(None)
                 except Exception as got:  # its job (StopIteration), its end or its error
                     taken.append(got)
                     # due when a task stepping the source would have reported it: the task's step runs one turn
