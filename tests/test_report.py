@@ -117,6 +117,29 @@ def test_packed_conversations_store_each_context_once_and_give_the_data_back(tmp
         assert "<" not in block and "\r" not in block and "\x00" not in block
 
 
+def test_packing_spends_the_strongest_gzip_level_only_on_a_large_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragdive.report import packing
+
+    conversations = list(report_data(write_scripted_run(tmp_path, conversations=3, turns=2))["conversations"])
+    levels: list[int] = []
+    compress = packing.deflate.gzip_compress
+    monkeypatch.setattr(
+        packing.deflate, "gzip_compress", lambda data, level: levels.append(level) or compress(data, level)
+    )
+    small = pack(conversations)
+    assert levels and set(levels) == {packing.QUICK_LEVEL}  # a run's own report is written while its user waits
+    levels.clear()
+    monkeypatch.setattr(packing, "LARGE", 1)  # the same streams counted as a large report's
+    large = pack(conversations)
+    assert set(levels) == {packing.LEVEL} and packing.QUICK_LEVEL != packing.LEVEL
+    for packed in (small, large):  # either level, the same data back
+        assert unpack(packed.vocabulary, packed.conversations, packed.contexts, packed.chunks) == json.loads(
+            json.dumps(conversations)
+        )
+
+
 def test_7_bit_text_gives_every_byte_back() -> None:
     from ragdive.report import text7
 

@@ -13,9 +13,9 @@ Three ideas, each for a measured cost (issue 27: a 10,000 x 5 report must stay <
   metric and value for the filters) is one stream read when the page opens; the turns are in chunks of
   PER_CHUNK conversations, each inflated only when one of its conversations is first opened.
 
-Each stream is gzip'ed (libdeflate, level 12) and written as 7-bit text (text7.py); the page's script
-(templates/browser.js) undoes it with the browser's own DecompressionStream. ``unpack`` is the inverse, for tests
-and tools.
+Each stream is gzip'ed (libdeflate; its level 12 for a large report: level_for) and written as 7-bit text
+(text7.py); the page's script (templates/browser.js) undoes it with the browser's own DecompressionStream.
+``unpack`` is the inverse, for tests and tools.
 """
 
 from __future__ import annotations
@@ -38,6 +38,17 @@ PER_CHUNK = 200  # conversations per turns chunk: opening one inflates ~0.5 MB a
 # the streams of a 1,000 x 5 run on prose take 0.32 s, zlib 6 0.18 s and 9 0.50 s; level 10 is 0.2-0.6 % larger in
 # 0.22 s. Zopfli is no smaller on these streams (5 iterations: +0.03 %; 1: +2.4 %) and 12-14 times slower
 LEVEL = 12
+# ...but only where it pays: `ragdive run` writes its report after the last answer, while the user waits (issue 27:
+# <= 0.3 s from the last answer to the exit at 200 x 5). The streams of a 200 x 5 run (0.68 MB before gzip) take
+# 54 ms at level 12 and 7 ms at libdeflate's 6, for 15 KB (4 %) more page; a 1,000 x 5 run on prose (4.6 MB) saves
+# 81 KB at level 12, and 10,000 x 5 needs it to stay under 30 MB
+QUICK_LEVEL, LARGE = 6, 2_000_000
+
+
+def level_for(size: int) -> int:
+    """The gzip level for streams of ``size`` bytes in all."""
+    return LEVEL if size >= LARGE else QUICK_LEVEL
+
 
 # a word with the one space before it, or a run of other characters (". ", "), ", "\n\n"): every character is in
 # exactly one token. Runs, not single characters: fewer tokens to find and join (the tokenizer was half of packing).
@@ -151,9 +162,10 @@ class Stream:
     def numbers(self) -> np.ndarray:
         return read_varints(self.data)
 
-    def close(self, place: np.ndarray) -> str:
-        """The stream in the page's numbers (``place``: Vocabulary.ranks); its own numbers are let go."""
-        data = deflate.gzip_compress(varints(place[self.numbers()]), LEVEL)
+    def close(self, place: np.ndarray, level: int) -> str:
+        """The stream in the page's numbers (``place``: Vocabulary.ranks), gzip'ed at ``level``; its own numbers
+        are let go."""
+        data = deflate.gzip_compress(varints(place[self.numbers()]), level)
         self.data = bytearray()
         return text7.encode(data)
 
@@ -224,11 +236,20 @@ def pack(conversations: Iterable[dict[str, Any]], per_chunk: int | None = None) 
     contexts = Stream(vocabulary)
     contexts.put(dumps(list(texts)))
     texts.clear()
-    tokens, place = vocabulary.ranks([listed, contexts, *chunks])
-    del vocabulary
-    words = text7.encode(deflate.gzip_compress(dumps(tokens).encode("utf-8"), LEVEL))
+    streams = [listed, contexts, *chunks]
+    level = level_for(sum(len(s.data) for s in streams))
+    tokens, place = vocabulary.ranks(streams)
+    del vocabulary, streams
+    words = text7.encode(deflate.gzip_compress(dumps(tokens).encode("utf-8"), level))
     del tokens
-    return Packed(words, listed.close(place), contexts.close(place), [c.close(place) for c in chunks], per_chunk, n)
+    return Packed(
+        words,
+        listed.close(place, level),
+        contexts.close(place, level),
+        [c.close(place, level) for c in chunks],
+        per_chunk,
+        n,
+    )
 
 
 def read_stream(block: str, tokens: list[str]) -> Any:
