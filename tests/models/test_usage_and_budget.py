@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,23 @@ async def test_budget_stops_new_calls_once_reached() -> None:
     with pytest.raises(BudgetExceeded, match="max_tokens 100 reached; not calling scripted/test"):
         await model.generate(MSGS)
     assert len(backend.calls) == 2
+
+
+async def test_calls_waiting_for_a_slot_when_the_budget_is_reached_send_nothing() -> None:
+    """One slot, five calls at once, 60 tokens each against a cap of 100: the second brings the total to 120, so the
+    three that waited behind it must not be sent once they get the slot (the budget is checked again with the slot
+    in hand, not only before waiting: "once reached, no new call starts")."""
+
+    async def slow_answer(messages: list[Message]) -> Completion:
+        await asyncio.sleep(0.01)  # the slot is held while this waits: the other calls queue for it
+        return answer(60, 0)
+
+    context = ModelContext(budget=BudgetConfig(max_tokens=100))
+    backend = ScriptedModel(responder=slow_answer)
+    model = Model(backend, role="user", spec=ModelSpec(model="scripted/test", max_concurrency=1), context=context)
+    outcomes = await asyncio.gather(*(model.generate(MSGS) for _ in range(5)), return_exceptions=True)
+    assert [type(o).__name__ for o in outcomes] == ["Completion"] * 2 + ["BudgetExceeded"] * 3
+    assert len(backend.calls) == 2 and context.ledger.total_tokens == 120
 
 
 async def test_cost_budget_counts_known_costs() -> None:

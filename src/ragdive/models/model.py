@@ -1,8 +1,9 @@
 """The `Model` wrapper: what the rest of ragdive calls. Backends are wrapped, never called directly.
 
-Every call goes: cache lookup → budget check → concurrency/rate slot → backend under a timeout → retry with
-backoff on transient failures → usage and cost into the shared ledger → schema validation, lenient repair and
-one corrective retry → cache store. Backends only translate requests; they never retry, cache or count.
+Every call goes: cache lookup → budget check → concurrency/rate slot (the budget checked again once it is ours)
+→ backend under a timeout → retry with backoff on transient failures → usage and cost into the shared ledger →
+schema validation, lenient repair and one corrective retry → cache store. Backends only translate requests; they
+never retry, cache or count.
 """
 
 from __future__ import annotations
@@ -172,6 +173,9 @@ class Model:
                     # checked again once a slot is ours: a call that waited for one may have waited past the
                     # refusal (a slot freed by a 401 wakes a waiter before that 401 stops the role)
                     raise self.health.stopped
+                # and past the budget: the call that held the slot may have reached it ("once reached, no new
+                # call starts"; only calls already sent may still finish and be counted)
+                self.context.budget.check(self.name)
                 try:
                     async with asyncio.timeout(self.spec.timeout_s):
                         completion = await self.backend.generate(messages, schema=schema, params=params)
