@@ -70,6 +70,41 @@ async def test_cache_entries_are_served_before_commit_and_durable_once_settled(t
     again.close()
 
 
+async def test_waiters_of_one_commit_are_released_in_one_hand_over_to_their_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every score of a run waits for the cache's commit: the writer thread wakes the event loop once per commit,
+    not once per waiter (each wake-up is a write to the loop's pipe and a read on the loop), and every waiter is
+    released, in the order it came."""
+    cache = CompletionCache(tmp_path)
+    loop = asyncio.get_running_loop()
+    handed: list[int] = []
+    commits: list[int] = []
+    real_hand_over, real_commit = loop.call_soon_threadsafe, cache._commit
+
+    def counting_hand_over(callback, *args, **kwargs):  # type: ignore[no-untyped-def]
+        handed.append(len(args[0]) if args and isinstance(args[0], list) else 1)
+        return real_hand_over(callback, *args, **kwargs)
+
+    def counting_commit(batch):  # type: ignore[no-untyped-def]
+        commits.append(len(batch))
+        return real_commit(batch)
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", counting_hand_over)
+    monkeypatch.setattr(cache, "_commit", counting_commit)
+    released: list[int] = []
+
+    async def wait(i: int) -> None:
+        cache.put(f"k{i}", Completion(text=f"answer {i}", model="m"))
+        await cache.settled()
+        released.append(i)
+
+    await asyncio.wait_for(asyncio.gather(*(wait(i) for i in range(40))), timeout=30)
+    assert sorted(released) == list(range(40))
+    assert sum(handed) == 40 and len(handed) <= len(commits) < 40  # one hand-over per commit, not per waiter
+    cache.close()
+
+
 async def test_the_window_keeps_at_most_limit_jobs_alive_and_creates_them_as_room_frees() -> None:
     alive = peak = created = 0
 

@@ -270,9 +270,14 @@ class CompletionCache:
                 ready = [w for w in self._waiters if w[0] <= upto or error is not None]
                 self._waiters = [w for w in self._waiters if w not in ready]
                 self._wake.notify_all()
+            # one hand-over per event loop, not one per waiter: each call_soon_threadsafe writes to the loop's wake-up
+            # pipe (a syscall here and a wake-up and a read there), and a run's every score waits here
+            by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
             for _, loop, done in ready:
+                by_loop.setdefault(loop, []).append(done)
+            for loop, waiting in by_loop.items():
                 try:
-                    loop.call_soon_threadsafe(_resolve, done, error)
+                    loop.call_soon_threadsafe(_resolve_all, waiting, error)
                 except RuntimeError:  # that event loop is closed: nobody is waiting any more
                     pass
             if error is not None:
@@ -340,6 +345,11 @@ def _read_entry(raw: str) -> Completion | None:
         )
     except (ValueError, TypeError, KeyError, AttributeError):  # pydantic's ValidationError is a ValueError
         return None
+
+
+def _resolve_all(waiting: list[asyncio.Future[None]], error: BaseException | None) -> None:
+    for done in waiting:  # in the order they started waiting
+        _resolve(done, error)
 
 
 def _resolve(done: asyncio.Future[None], error: BaseException | None) -> None:
