@@ -1,8 +1,8 @@
-"""evaluation.window.bounded takes the source's next job in place when the source has it at hand, instead of in a
-task of its own: the jobs must still start at the same turns of the event loop as when a task stepped the source
-(what a budget lets through depends on it: tests/pipeline/test_run.py's overshoot bound). Checked against that
-task-per-step version, kept here as the reference, on one trace of every job's start, step and result and of a
-task running beside them, for sources that have their jobs at hand and sources that wait."""
+"""The order in which evaluation.window.bounded starts, steps and finishes jobs, pinned: what a budget lets through
+depends on it (tests/pipeline/test_run.py's overshoot bound), so a faster window must keep it. Checked against the
+version with asyncio.Queue, kept here as the reference, on one trace of every job's start, step and result and of
+a task running beside them, for sources that have their jobs at hand and sources that wait, that fail, and whose
+next item is a plain Future."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ragdive.evaluation.window import bounded
 
 
 async def reference(source: AsyncIterable[Callable[[], Awaitable[Any]]], limit: int) -> AsyncGenerator[Any, None]:
-    """bounded as it was: a task steps the source for every job."""
+    """bounded with asyncio.Queue: a task steps the source for every job."""
     jobs = aiter(source)
     running: set[asyncio.Future[Any]] = set()
     upcoming: asyncio.Future[Any] | None = None
