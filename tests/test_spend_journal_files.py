@@ -59,7 +59,7 @@ def test_a_requests_line_made_from_its_usage_is_the_line_of_its_spend_record(tmp
     by_record, _ = journal_for(tmp_path / "a")
     by_usage, _ = journal_for(tmp_path / "b")
     ledger = UsageLedger()
-    ledger.sink, ledger.call_sink = by_record.append, by_usage.append_call
+    ledger.journal_to(by_usage)
     for usage in usages:
         ledger.record("judge", "openai/stub-é", usage)
         by_record.append(

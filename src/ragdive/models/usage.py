@@ -19,7 +19,7 @@ or ``cached_input_per_1m``); without one, at the input rate.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from typing import Protocol
 
 from ..config.models import BudgetConfig, ModelSpec, Prices
 from ..errors import BudgetExceeded
@@ -114,18 +114,24 @@ class _Tally:
         return ModelSpend(role=self.role, model=self.model, **counts)
 
 
+class SpendSink(Protocol):
+    """Where a ledger's lines go as they are counted: the run's spend journal (store.spend_journal), one line per
+    request, fault or cache hit. A request and a hit come as their parts, not as a ModelSpend: building and encoding
+    a record for each of a run's thousands of calls was measurable CPU (issue 27); the journal writes the same text."""
+
+    def append(self, line: ModelSpend) -> None: ...
+
+    def append_call(self, role: str, model: str, usage: Usage) -> None: ...
+
+    def append_cached(self, role: str, model: str) -> None: ...
+
+
 class UsageLedger:
     """Running totals, shared by every model of a run. Updated on the event loop (no awaits inside)."""
 
     def __init__(self) -> None:
-        self.sink: Callable[[ModelSpend], None] | None = None
-        """Told every request's spend as it is counted (the run's spend journal, attached by its recorder)."""
-        self.call_sink: Callable[[str, str, Usage], None] | None = None
-        """Told an answered request's (role, model, usage) instead of ``sink``, when set (the journal writes the line
-        ``sink`` would get without a ModelSpend made for each request)."""
-        self.cached_sink: Callable[[str, str], None] | None = None
-        """Told every cache hit's (role, model), when set (the journal's line for it, without a record made for
-        each of a cached re-run's thousands of hits); else the hit goes to ``sink`` as a record."""
+        self._journal: SpendSink | None = None
+        """Told every request's spend as it is counted (the run's spend journal: RunRecorder.attach)."""
         self._lines: dict[tuple[str, str], _Tally] = {}
         """Per (role, model): the running counts (``lines()`` makes the records the manifest keeps)."""
         self.known_cost_usd = 0.0
@@ -139,22 +145,13 @@ class UsageLedger:
             line = self._lines[key] = _Tally(key[0], model)
         return line
 
+    def journal_to(self, journal: SpendSink) -> None:
+        self._journal = journal
+
     def record(self, role: str | None, model: str, usage: Usage) -> None:
         line = self._line(role, model)
-        if self.call_sink is not None:
-            self.call_sink(line.role, model, usage)
-        elif self.sink is not None:
-            self.sink(
-                ModelSpend(
-                    role=line.role,
-                    model=model,
-                    calls=1,
-                    prompt_tokens=usage.prompt_tokens,
-                    completion_tokens=usage.completion_tokens,
-                    cost_usd=usage.cost_usd,
-                    provider_cached_tokens=usage.provider_cached_tokens,
-                )
-            )
+        if self._journal is not None:
+            self._journal.append_call(line.role, model, usage)
         line.calls += 1
         line.prompt_tokens += usage.prompt_tokens
         line.completion_tokens += usage.completion_tokens
@@ -178,18 +175,18 @@ class UsageLedger:
         an unreadable body), which counts as a call (a refused connection, or an unusable answer to a call already
         counted, does not)."""
         line = self._line(role, model)
-        if self.sink is not None:
-            self.sink(ModelSpend(role=line.role, model=model, calls=int(sent), retries=int(retried), faults={kind: 1}))
+        if self._journal is not None:
+            self._journal.append(
+                ModelSpend(role=line.role, model=model, calls=int(sent), retries=int(retried), faults={kind: 1})
+            )
         line.calls += sent
         line.faults[kind] = line.faults.get(kind, 0) + 1
         line.retries += retried
 
     def record_cached(self, role: str | None, model: str, usage: Usage) -> None:
         line = self._line(role, model)
-        if self.cached_sink is not None:
-            self.cached_sink(line.role, model)
-        elif self.sink is not None:
-            self.sink(ModelSpend(role=line.role, model=model, cached_calls=1))
+        if self._journal is not None:
+            self._journal.append_cached(line.role, model)
         line.cached_calls += 1
 
     def lines(self) -> list[ModelSpend]:

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..records import Conversation, ModelSpend, Rejection, RunManifest, Score, Usage
+from ..records import Conversation, ModelSpend, Rejection, RunManifest, Score
 from .jsonl import read_jsonl_tail
 from .recorder import RunRecorder, merge_spend
 from .run import CONVERSATIONS, EVALUATIONS, MANIFEST, RECORDER_FIELDS, REJECTIONS, RunStore
 from .session import Outcome, RunSession
-from .spend_journal import SPEND
+from .spend_journal import SPEND, SpendJournal
 
 RECORD_FILES = (CONVERSATIONS, REJECTIONS, EVALUATIONS)
 
@@ -53,16 +53,17 @@ class SpendMirror:
     beyond its manifest) and summed, the running snapshot the recorder adds to the manifest."""
 
     def __init__(self, recorder: RunRecorder) -> None:
-        self.sink: Callable[[ModelSpend], None] | None = None
-        self.call_sink: Callable[[str, str, Usage], None] | None = None  # set by attach, unused: lines come whole
-        self.cached_sink: Callable[[str, str], None] | None = None  # set by attach, unused: hits come as lines
+        self._journal: SpendJournal | None = None
         self._lines: list[ModelSpend] = []
         recorder.attach(self)
 
+    def journal_to(self, journal: SpendJournal) -> None:
+        self._journal = journal
+
     def add(self, lines: list[ModelSpend]) -> None:
-        assert self.sink is not None
+        assert self._journal is not None
         for line in lines:
-            self.sink(line)
+            self._journal.append(line)
             self._lines.append(line)
         if len(self._lines) > 64:  # a long run's lines folded: the snapshot is their sum
             self._lines = list(merge_spend(self._lines).values())

@@ -15,10 +15,10 @@ Every write reads the manifest first: whatever another recorder of the same run 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, Protocol
 
-from ..records import ModelLimit, ModelSpend, RunManifest, Totals, Usage
+from ..records import ModelLimit, ModelSpend, RunManifest, Totals
 from .completeness import Completeness, completeness
 from .counts import FileCounts
 from .liveness import this_process
@@ -29,9 +29,7 @@ SpendKey = tuple[str, str]
 
 
 class _Ledger(Protocol):
-    sink: Callable[[ModelSpend], None] | None
-    call_sink: Callable[[str, str, Usage], None] | None
-    cached_sink: Callable[[str, str], None] | None
+    def journal_to(self, journal: SpendJournal) -> None: ...
 
 
 class RunRecorder:
@@ -52,9 +50,7 @@ class RunRecorder:
         if fresh:
             self._recover()
         self._journal = journal
-        ledger.sink = journal.append
-        ledger.call_sink = journal.append_call
-        ledger.cached_sink = journal.append_cached
+        ledger.journal_to(journal)
 
     def completeness(self) -> Completeness:
         """What the run left undone, from this recorder's counter: at the end of a run it has read all but the
