@@ -11,7 +11,6 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
-import jinja2
 import pytest
 
 from ragdive import prompt_files
@@ -346,16 +345,12 @@ def test_the_turn_numbers_of_every_simulation_and_judge_prompt_count_from_one() 
 @pytest.mark.parametrize(("package", "name"), sorted(EXPECTED_LINES))
 def test_prompt_text_is_what_jinja_renders_from_the_file(package: str, name: str, probe: bool) -> None:
     """The loader's templates (their globals one plain dict, not jinja's ChainMap) render exactly what a template
-    jinja makes from the same file, with the same options and its own globals, renders."""
+    jinja makes from the same file, in the same environment with its own globals, renders."""
     loaded = prompt_files.load_prompt(package, name)
     assert type(loaded.globals) is dict
-    stock = jinja2.Environment(
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        autoescape=False,
-    ).from_string(prompt_files.prompt_path(package, name).read_text(encoding="utf-8"))
+    # jinja's own template of the same file in the loader's environment (its options not restated here)
+    stock = prompt_files._ENVIRONMENT.from_string(prompt_files.prompt_path(package, name).read_text(encoding="utf-8"))
+    assert type(stock.globals) is not dict  # jinja's ChainMap: the reference is not the loader's shortcut
     assert loaded.globals == dict(stock.globals)
     variables = VARIABLES[package](name, probe)
     assert prompt_files.render_prompt(package, name, **variables) == stock.render(**variables).strip()
