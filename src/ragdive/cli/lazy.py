@@ -16,6 +16,8 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from ..gc_policy import lasting
+
 # name on the command line -> (module under ragdive.cli, attribute: a command function or a typer sub-app);
 # `--help` lists them in this order
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -43,7 +45,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def load_command(name: str) -> Any:
     """The click command for ``name`` (typed Any: typer may bring its own copy of click)."""
     module_name, attribute = COMMANDS[name]
-    target: Any = getattr(importlib.import_module(f"ragdive.cli.{module_name}"), attribute)
+    with lasting():  # its modules live as long as the process: no collection walks them (gc_policy)
+        module = importlib.import_module(f"ragdive.cli.{module_name}")
+    target: Any = getattr(module, attribute)
     command: Any
     if isinstance(target, typer.Typer):
         command = typer.main.get_group(target)  # a group even with one sub-command: `ragdive config check`

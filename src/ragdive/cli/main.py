@@ -9,7 +9,7 @@ import typer
 
 from .._version import __version__
 from ..errors import RagdiveError, is_storage_error, storage_error
-from ..gc_policy import fewer_collections
+from ..gc_policy import fewer_collections, one_command
 from ..safe_text import visible_controls
 from . import fast_exit
 from ._signals import EXIT_INTERRUPTED, Stop, sigterm_as_interrupt
@@ -47,6 +47,7 @@ def entry() -> NoReturn:
     """The console script and `python -m ragdive`: `main`, then the process ends with its exit code without the
     interpreter's teardown (fast_exit: every atexit handler still runs first)."""
     fast_exit.arm()  # before the command: its handler must be registered first, to run last
+    one_command()  # so the collector skips what only an interpreter that goes on would need (gc_policy)
     code = main()
     fast_exit.done(code)
     sys.exit(code)
