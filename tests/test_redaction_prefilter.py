@@ -41,6 +41,9 @@ PIECES = [
     '"ſecret_name":"abc"',
     "TOKEN\tabcdefgh1234 and tokens abcdefgh1234",
     "basic\u00a0abcdefghijkl",
+    # words inside words (found at every place, not only after the last one found)
+    '{"accessecretoken": "abcdefgh1234"}',
+    "basicookie TOKEN abcdefgh1234 akiapi_key=abcdefgh",
 ]
 
 
@@ -80,3 +83,12 @@ def test_a_text_without_any_trigger_skips_every_pattern() -> None:
     assert redaction._needed("the river flows through the valley, 3 km long") == ()
     assert redaction._needed("see http://x.org") == ("url",)
     assert "shape" in redaction._needed("\u017fk-ABCDEFGHIJKLMNOPQRSTUV")
+
+
+def test_every_place_of_every_word_is_found() -> None:
+    """One pass finds where the patterns' words are: no word may start another (the pass would see only one of
+    them at that place), and a word inside another word is found too."""
+    words = {w for ws in redaction._NEEDS.values() for w in ws}
+    assert not [(a, b) for a in words for b in words if a != b and b.startswith(a)]
+    assert redaction._places("accessecretoken://") == {"access": [0], "secret": [5], "token": [10], "://": [15]}
+    assert redaction._places("the river") == {}
