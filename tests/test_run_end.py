@@ -24,6 +24,12 @@ UNUSED = (
     "ragdive.analysis.compare",
     "ragdive.analysis.human",
     "ragdive.analysis.repeats",
+    # a sweep's report and the sweep tables it reads (~15 ms), the uniqueness calibration, replay and static mode
+    "ragdive.report.sweep",
+    "ragdive.records.sweep_tables",
+    "ragdive.analysis.conversations.uniqueness_calibration",
+    "ragdive.pipeline.replay",
+    "ragdive.pipeline.static",
 )
 
 

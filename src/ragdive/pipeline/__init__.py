@@ -3,6 +3,10 @@ frozen-user replay. Every function takes the caller's AsyncExitStack and registe
 command (or the Python API) that opened the one event loop closes every model, target and cache once, however the
 work ends."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .alarms import alarm_fields
 from .building import (
     build_evaluator,
@@ -22,9 +26,32 @@ from .experiment import (
 )
 from .launch import PreparedRun, RunOptions, prepare_run
 from .overlap import AskingHooks
-from .replay import ReplayOutcome, replay_settings, run_replay
 from .scoring import ScoringOutcome, score_run, scoring_settings
-from .static import StaticOutcome, run_static, static_metrics
+
+if TYPE_CHECKING:
+    from .replay import ReplayOutcome, replay_settings, run_replay
+    from .static import StaticOutcome, run_static, static_metrics
+
+_LATER = {
+    "ReplayOutcome": "replay",
+    "replay_settings": "replay",
+    "run_replay": "replay",
+    "StaticOutcome": "static",
+    "run_static": "static",
+    "static_metrics": "static",
+}
+"""Imported on first use: `ragdive run` neither replays nor asks fixed questions (~5 ms of its start-up)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{_LATER[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AskingHooks",
