@@ -24,6 +24,7 @@ RUNS = {
     "conversation_tokens": ["--conversations", "2", "--turns", "2"],
     "reference_rag": ["--dense-docs", "1", "--queries", "5"],  # SKIP (exit 0) without the SQuAD corpus beside
     "report_size": ["--conversations", "3", "--turns", "2", "--loads", "1", "--no-full-bundle"],
+    "loop_hops": ["--runs", "0.01:3x2", "--kinds", "3"],
 }
 
 
