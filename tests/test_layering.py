@@ -63,8 +63,8 @@ ALLOWED: dict[str, set[str]] = {
     },
     # the command line stands on the API (ragdive.api): it parses flags, calls it and prints. Below the API it reads
     # only records, run directories, analyses and display helpers, never the pipeline, simulation, evaluation,
-    # targets or executors.
-    "cli": {"api", "models", "store", "corpus", "analysis", "demo", "report", "interop", "gate"},
+    # targets or executors; and the front door's loop (sync_edge.run_loop: a command's one event loop).
+    "cli": {"api", "sync_edge", "models", "store", "corpus", "analysis", "demo", "report", "interop", "gate"},
 }
 
 
@@ -102,14 +102,18 @@ def test_no_package_imports_one_above_it() -> None:
 
 
 def test_event_loops_are_opened_only_at_the_edges() -> None:
-    """`asyncio.run(` only in the API's sync edge and at most once per command module: one event loop per command."""
-    places: dict[str, int] = {}
+    """An event loop is opened in one place (sync_edge.run_loop: the loop every command and the sync API run on)
+    and called at most once per command module: one event loop per command, all of one kind."""
+    opened: dict[str, int] = {}
+    called: dict[str, int] = {}
     for path in ROOT.rglob("*.py"):
-        count = path.read_text(encoding="utf-8").count("asyncio.run(")
-        if count:
-            places[str(path.relative_to(ROOT))] = count
-    assert {p for p in places if not p.startswith("cli/")} == {"sync_edge.py"}, places
-    assert all(n == 1 for p, n in places.items() if p.startswith("cli/")), places
+        text = path.read_text(encoding="utf-8")
+        for counts, needle in ((opened, "asyncio.run("), (opened, "asyncio.Runner("), (called, "run_loop(")):
+            if text.count(needle):
+                counts[str(path.relative_to(ROOT))] = counts.get(str(path.relative_to(ROOT)), 0) + text.count(needle)
+    assert opened == {"sync_edge.py": 1}, opened
+    assert {p for p in called if not p.startswith("cli/")} == {"sync_edge.py"}, called
+    assert all(n == 1 for p, n in called.items() if p.startswith("cli/")), called
 
 
 def test_role_overrides_are_applied_once_at_the_api_edge() -> None:

@@ -90,3 +90,23 @@ def test_a_command_runs_on_uvloop_where_it_is_installed() -> None:
     live = LiveObserver()
     result = run_command(work, live)
     assert seen and seen[0].startswith("uvloop") and result.totals == Totals()
+
+
+def test_every_command_and_the_sync_api_share_one_kind_of_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """sync_edge.run_loop is the one loop every command and the sync API run on: uvloop's, also in the thread the
+    sync API starts inside a running loop (a notebook), and asyncio's own when RAGDIVE_EVENT_LOOP=asyncio."""
+    pytest.importorskip("uvloop")
+    import asyncio
+
+    from ragdive.sync_edge import run_loop, run_sync
+
+    async def kind() -> str:
+        return type(asyncio.get_running_loop()).__module__
+
+    async def inside_a_running_loop() -> str:
+        return run_sync(kind)  # a fresh thread with its own loop
+
+    assert run_sync(kind).startswith("uvloop")
+    assert run_loop(inside_a_running_loop()).startswith("uvloop")
+    monkeypatch.setenv("RAGDIVE_EVENT_LOOP", "asyncio")
+    assert run_sync(kind) == "asyncio.unix_events"

@@ -1,5 +1,5 @@
 """The sync edge of the Python API: a coroutine run to its end from plain code, also where an event loop is
-already running (a Jupyter notebook), as ``asyncio.run`` at the command line's edge."""
+already running (a Jupyter notebook); and `run_loop`, the one way a command or the sync API runs an event loop."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import asyncio
 import contextlib
 import functools
 import inspect
+import os
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
@@ -36,6 +37,29 @@ def sync_of(coroutine: Callable[P, Awaitable[T]]) -> Callable[P, T]:
     return waited
 
 
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's event loop where it is installed (a dependency but on Windows), asyncio's own elsewhere or when
+    ``RAGDIVE_EVENT_LOOP=asyncio`` (a way out should uvloop misbehave somewhere). Why: a run is the loop's one
+    thread busy from end to end (~25,000 turns of the loop in a cached 200 x 5 re-run, a handle for every await that
+    resumes, a socket call for every request), and uvloop's turns cost less: ~5 % of that re-run's CPU
+    (benchmarks/tail.py)."""
+    if os.environ.get("RAGDIVE_EVENT_LOOP", "uvloop") != "asyncio":
+        try:
+            import uvloop
+        except ImportError:  # Windows, or an install without it: asyncio's loop does the same work
+            pass
+        else:
+            return uvloop.new_event_loop()
+    return asyncio.new_event_loop()
+
+
+def run_loop(main: Coroutine[Any, Any, T]) -> T:
+    """``main`` run to its end in a new event loop (`new_event_loop`): ``asyncio.run`` (its Ctrl-C handling
+    too), the one way every command and the sync API run a loop."""
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        return runner.run(main)
+
+
 def run_sync(make: Callable[[], Awaitable[T]]) -> T:
     """Run the coroutine ``make()`` to the end in an event loop of its own. When this thread already runs a loop
     (a notebook), that loop cannot be re-entered: a fresh thread gets the new loop, and this one waits. Ctrl-C
@@ -44,7 +68,7 @@ def run_sync(make: Callable[[], Awaitable[T]]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_awaited(make))
+        return run_loop(_awaited(make))
     started: list[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]]] = []
     outcome: dict[str, Any] = {}
     done = threading.Event()  # not Thread.join: a join interrupted by Ctrl-C may return early afterwards
@@ -60,7 +84,7 @@ def run_sync(make: Callable[[], Awaitable[T]]) -> T:
 
     def in_thread() -> None:
         try:
-            outcome["value"] = asyncio.run(main())
+            outcome["value"] = run_loop(main())
         except BaseException as exc:  # handed to the caller's thread, whatever it is
             outcome["error"] = exc
         finally:

@@ -7,7 +7,6 @@ analyses pool their conversations. `--json` prints exactly the library's results
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import json
 import sys
@@ -32,6 +31,7 @@ from ..analysis.conversations import (
 from ..api.analyses import same_question_test
 from ..errors import ConfigError
 from ..records import ModelSpend
+from ..sync_edge import run_loop
 from .display import console, out
 from .options import (
     ANALYSIS_JUDGE,
@@ -94,7 +94,7 @@ def analyze_cmd(
     judge = judge_model(model, judge, "analyze")
     if below and not themes:
         raise ConfigError("--below is for --themes")
-    result = asyncio.run(
+    result = run_loop(
         api.aanalyze(
             runs,
             by=by,

@@ -3,7 +3,6 @@ optionally call each model and the target once, and show the config resolved, se
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from ..api.serving import ProbeResult, offline_check, probe
 from ..config import ExperimentConfig, load_config
 from ..errors import ConfigError
 from ..redaction import redact, redact_urls
+from ..sync_edge import run_loop
 from .display import console, out
 
 app = typer.Typer(help="Work with experiment config files.", no_args_is_help=True)
@@ -42,7 +42,7 @@ def check_cmd(
         console.print(f"note: {line}", markup=False, soft_wrap=True)
     failed = 0
     if probe_:
-        for result in asyncio.run(_probe(config)):
+        for result in run_loop(_probe(config)):
             console.print(f"probe {redact_urls(result.line())}", markup=False, soft_wrap=True)
             failed += not result.ok
     if problems or failed:

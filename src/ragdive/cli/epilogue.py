@@ -1,11 +1,10 @@
-"""What every command that makes or adds to a run shares: its one event loop (``asyncio.run``, once per command),
+"""What every command that makes or adds to a run shares: its one event loop (`run_loop`, once per command),
 the live lines on stderr (one `LiveObserver`, the API's observer), and how it ends: on Ctrl-C the run is named with
 how to continue it, on an error the run directory is named (finished work kept), and the exit code follows the
 run's final status (`exit_code`: the one place a status becomes an exit code)."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ from ..errors import RagdiveError
 from ..records import Conversation, Rejection, Score, Totals, Turn
 from ..store import RunStore
 from ..store.completeness import EXIT_INCOMPLETE, completeness
+from ..sync_edge import run_loop
 from .display import (
     EXIT_ALARMS,
     EXIT_BUDGET,
@@ -132,8 +132,7 @@ def run_command(
     the error goes on to main, which prints it."""
     try:
         try:
-            with asyncio.Runner(loop_factory=loop_factory()) as runner:  # asyncio.run, on the fastest loop there is
-                result = runner.run(_awaited(work, live))
+            result = run_loop(_awaited(work, live))
             live.settle(result.totals)
             return result
         finally:
@@ -147,17 +146,6 @@ def run_command(
         if live.run_dir is not None:
             console.print(f"run directory (finished work kept): {live.run_dir}", markup=False, soft_wrap=True)
         raise
-
-
-def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's event loop where it is installed (a dependency but on Windows), else asyncio's own (None). A cached
-    200 x 5 re-run is one thread's CPU from end to end (~25,000 turns of the loop, a handle run for every await that
-    resumes, a socket call for every target request): on uvloop it takes ~5 % less (benchmarks/tail.py)."""
-    try:
-        import uvloop
-    except ImportError:
-        return None
-    return uvloop.new_event_loop
 
 
 async def _awaited(work: Callable[[LiveObserver], Awaitable[RunResult]], live: LiveObserver) -> RunResult:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import typer
 from pydantic import BaseModel
 
@@ -11,6 +9,7 @@ from ..config.models import ModelSpec
 from ..errors import ModelOutputError
 from ..models import Message, get_model, known_providers
 from ..models.selfcheck import check_local_models
+from ..sync_edge import run_loop
 from .display import out
 
 app = typer.Typer(help="Work with models (provider/model).", no_args_is_help=True)
@@ -41,7 +40,7 @@ def check_cmd(
 ) -> None:
     """Send one small structured request to MODEL; print latency, tokens and whether structured output worked."""
     spec = ModelSpec(model=model, base_url=base_url, api_key_env=api_key_env, timeout_s=timeout, max_retries=1)
-    outcome = asyncio.run(_check(spec))
+    outcome = run_loop(_check(spec))
     for line in outcome.lines:
         out.print(line, markup=False)
     if not outcome.structured_ok:

@@ -3,7 +3,6 @@ in any browser)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import typer
@@ -11,6 +10,7 @@ import typer
 from .. import api
 from ..analysis.conversations import DEFAULT_METHOD
 from ..errors import ConfigError
+from ..sync_edge import run_loop
 from .analyze import print_judge_spend
 from .display import out
 from .options import (
@@ -48,7 +48,7 @@ def report_cmd(
     judge = judge_model(model, judge, "report")
     if below and not themes:
         raise ConfigError("--below is for --themes")
-    result = asyncio.run(
+    result = run_loop(
         api.areport(
             run,
             output,

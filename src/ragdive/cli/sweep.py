@@ -4,7 +4,6 @@ in one resumable sweep directory; prints Tables 2, 4 and 5 and writes them as ta
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import typer
 from .. import api
 from ..store import RunStore
 from ..store.completeness import EXIT_INCOMPLETE
+from ..sync_edge import run_loop
 from .display import EXIT_BUDGET, console
 from .options import ADDRESS, CACHE_DIR, EXECUTOR, NO_CACHE
 from .sweep_display import print_plan, print_tables
@@ -69,7 +69,7 @@ def sweep_cmd(
         return
     lines = SweepLines()
     try:
-        result = asyncio.run(
+        result = run_loop(
             api.asweep(
                 config,
                 output=output,
