@@ -12,6 +12,8 @@ For each latency L and size C conversations x T turns:
   again on the SDK's aiohttp transport (as ragdive's own calls go: ragdive.http_client), and on bare aiohttp;
   the fastest is the floor. Every request the run sent is replayed (the run's cache answered none of its calls).
   CPU per request: this process's CPU time over the run (and over the bare-aiohttp replay) per request sent;
+  ragdive on the loop its commands run on (uvloop's where installed), bare aiohttp on asyncio's, as a plain
+  script has it, and again on ragdive's loop (like with like);
 - the critical-path bound: the longest chain of dependent calls (the run's longest conversation, counted from its
   record: every draft's user call, every validator call, the target's, times L; then the judge's tail after the
   last answer, as one conversation alone took it), or one conversation alone, or the requests divided by the
@@ -60,8 +62,22 @@ from ragdive.records import Conversation, ModelSpend, Score, Totals
 from ragdive.simulation import RunObserver
 from ragdive.testing import StubProcess
 
+try:
+    from ragdive.sync_edge import new_event_loop, run_loop  # the loop ragdive's commands and sync API run on
+except ImportError:  # an older checkout measured side by side: asyncio.run, as its commands had
+    new_event_loop, run_loop = asyncio.new_event_loop, asyncio.run  # type: ignore[assignment]
+
 ROLES = ("user", "validator", "judge")
 DEFAULT_RUNS = ("0:40x3", "0.1:50x3", "1:10x3")
+
+
+def loop_kind() -> str:
+    """The kind of event loop ragdive runs on here: "uvloop" or "asyncio"."""
+    loop = new_event_loop()
+    try:
+        return type(loop).__module__.split(".")[0]
+    finally:
+        loop.close()
 
 
 def synthetic_corpus(folder: Path, documents: int = 30) -> Path:
@@ -286,7 +302,7 @@ def measure_deepeval(corpus: Path, latency: float, conversations: int, turns: in
     ):
         for concurrency in (None, 100):
             config = experiment(stub.base_url, corpus, Path(tmp) / str(concurrency), conversations, turns, concurrency)
-            ours = asyncio.run(ragdive_run(stub, config))
+            ours = run_loop(ragdive_run(stub, config))
             theirs = asyncio.run(deepeval_side.deepeval_run(stub, conversations, turns, concurrency))
             judged = [b for b in ours.bodies if b.get("model") == "stub-judge"]
             print(f"  ragdive: {ours.requests:,} requests sent, {ours.cache_hits:,} cache hits")
@@ -318,7 +334,7 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
         profiler = cProfile.Profile() if args.profile else None
         if profiler is not None:
             profiler.enable()
-        big = asyncio.run(ragdive_run(stub, config))
+        big = run_loop(ragdive_run(stub, config))
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(args.profile)
@@ -331,8 +347,11 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
         per_model_aio = (
             nan if args.no_sdk else asyncio.run(sdk_replay_per_model(stub.base_url, big.bodies, big.peak, aiohttp=True))
         )
-        bare, bare_cpu = asyncio.run(aiohttp_replay(stub.base_url, big.bodies, big.peak))
-        one = asyncio.run(ragdive_run(stub, experiment(stub.base_url, corpus, out / "one", 1, turns, None)))
+        bare, bare_cpu = asyncio.run(aiohttp_replay(stub.base_url, big.bodies, big.peak))  # as a plain script runs
+        same_loop_cpu = bare_cpu
+        if loop_kind() != "asyncio":  # and on ragdive's loop, so that the ratio also compares like with like
+            same_loop_cpu = run_loop(aiohttp_replay(stub.base_url, big.bodies, big.peak))[1]
+        one = run_loop(ragdive_run(stub, experiment(stub.base_url, corpus, out / "one", 1, turns, None)))
     capacity = big.requests * latency / max(1, big.peak)
     judge_tail = max(0.0, one.last_score - one.simulated_at)  # after its line is written: the last judge round
     longest = big.longest_chain * latency + judge_tail
@@ -354,9 +373,15 @@ def measure_latency(args: argparse.Namespace, corpus: Path, latency: float, conv
     print(f"  bare aiohttp                  {bare:8.2f} s")
     print(f"  floor (the fastest of these)  {floor:8.2f} s   wall / floor          {big.wall / floor:6.2f}")
     per_request, bare_per_request = 1000 * big.cpu / max(1, big.requests), 1000 * bare_cpu / max(1, big.requests)
+    same_loop = 1000 * same_loop_cpu / max(1, big.requests)
     print(
-        f"  CPU per request: ragdive {per_request:.2f} ms, bare aiohttp {bare_per_request:.2f} ms "
-        f"(ragdive / aiohttp {per_request / max(1e-9, bare_per_request):.2f})"
+        f"  CPU per request: ragdive {per_request:.2f} ms on {loop_kind()}'s loop; bare aiohttp {bare_per_request:.2f}"
+        f" ms on asyncio's (ragdive / aiohttp {per_request / max(1e-9, bare_per_request):.2f})"
+        + (
+            f", {same_loop:.2f} ms on {loop_kind()}'s (ragdive / aiohttp {per_request / max(1e-9, same_loop):.2f})"
+            if loop_kind() != "asyncio"
+            else ""
+        )
     )
     print(
         f"  critical-path bound           {bound:8.2f} s   wall / bound          {big.wall / bound:6.2f}"
