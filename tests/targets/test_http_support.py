@@ -5,7 +5,7 @@ import json
 import pytest
 
 from ragdive.errors import TargetError
-from ragdive.targets.http_support import read_contexts, render_template
+from ragdive.targets.http_support import compile_path, read_answer, read_contexts, render_template, search
 
 VALUES = {
     "message": 'say "hi"\n{not a placeholder}',
@@ -52,3 +52,22 @@ def test_contexts_in_the_shapes_systems_return() -> None:
 def test_unreadable_contexts_are_target_errors(bad: object) -> None:
     with pytest.raises(TargetError):
         read_contexts(bad)
+
+
+def test_reading_a_reply_leaves_nothing_for_the_collector() -> None:
+    """Every turn reads its answer and contexts by JMESPath: the search leaves no reference cycle behind (a compiled
+    path's own search made an interpreter per call, each a cycle: two a turn for the collector to walk and free)."""
+    import gc
+
+    answer = compile_path("choices[0].message.content", "answer path")
+    contexts = compile_path("contexts", "contexts path")
+    reply = {"choices": [{"message": {"content": "hi"}}], "contexts": [{"text": "a"}]}
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(50):
+            assert read_answer(answer, reply, "choices[0].message.content") == "hi"
+            assert search(contexts, reply, "contexts path", reply) == [{"text": "a"}]
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

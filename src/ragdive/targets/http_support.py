@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import jmespath
 from jmespath.exceptions import JMESPathError
+from jmespath.visitor import TreeInterpreter
 
 from ..errors import ConfigError, TargetError
 from ..http_client import JsonSession
@@ -208,9 +209,14 @@ def _through_a_proxy(scheme: str, host: str) -> bool:
     return bool(proxies.get(scheme) or proxies.get("all")) and not proxy_bypass(host)
 
 
+_INTERPRETER = TreeInterpreter()
+"""One for every search: a compiled path's own ``search`` makes an interpreter per call, and each one is a reference
+cycle (its cache of bound methods) only the collector frees: two a turn, ~16,000 objects at 200 x 5."""
+
+
 def search(path: Any, data: Any, what: str, raw: Any) -> Any:
     try:
-        return path.search(data)
+        return _INTERPRETER.visit(path.parsed, data)  # what path.search(data) does, on the shared interpreter
     except JMESPathError as exc:  # e.g. a type error inside the expression for this response
         raise TargetError(f"{what}: {exc}", body=json.dumps(raw)[:BODY_EXCERPT]) from exc
 
