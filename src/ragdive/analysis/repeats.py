@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..records import Score
-from .bootstrap import cluster_bootstrap_ci
+from .bootstrap import cluster_bootstrap_cis
 from .summary import RunScores, exact_mean
 
 
@@ -34,18 +34,18 @@ def run_mean(scores: list[Score], metric: str) -> float | None:
 
 def summarize_repeats(runs: list[RunScores], metrics: list[str] | None = None, *, seed: int = 0) -> list[RepeatSummary]:
     wanted = metrics or list(dict.fromkeys(m for r in runs for m in r.metrics()))
+    pooled = {metric: [(i, s) for i, r in enumerate(runs) for s in r.scores if s.metric == metric] for metric in wanted}
+    scored = {metric: [(i, s) for i, s in items if s.value is not None] for metric, items in pooled.items()}
+    # every metric's CI at once: metrics scored in as many conversations share their resampled indices
+    with_values = [metric for metric in wanted if scored[metric]]
+    samples = [
+        ([float(s.value) for _, s in scored[m]], [(i, s.conversation_id) for i, s in scored[m]])  # type: ignore[arg-type]
+        for m in with_values
+    ]
+    cis = dict(zip(with_values, cluster_bootstrap_cis(samples, seed=seed), strict=True))
     out = []
     for metric in wanted:
         means = [m for r in runs if (m := run_mean(r.scores, metric)) is not None]
-        pooled = [(i, s) for i, r in enumerate(runs) for s in r.scores if s.metric == metric]
-        scored = [(i, s) for i, s in pooled if s.value is not None]
-        ci = None
-        if scored:
-            ci = cluster_bootstrap_ci(
-                [float(s.value) for _, s in scored],  # type: ignore[arg-type]
-                [(i, s.conversation_id) for i, s in scored],
-                seed=seed,
-            )
         arr = np.asarray(means, dtype=float)
         out.append(
             RepeatSummary(
@@ -55,9 +55,9 @@ def summarize_repeats(runs: list[RunScores], metrics: list[str] | None = None, *
                 std=float(arr.std(ddof=1)) if arr.size > 1 else None,
                 min=float(arr.min()) if arr.size else None,
                 max=float(arr.max()) if arr.size else None,
-                ci=ci,
-                n_scored=len(scored),
-                n_unscored=len(pooled) - len(scored),
+                ci=cis.get(metric),
+                n_scored=len(scored[metric]),
+                n_unscored=len(pooled[metric]) - len(scored[metric]),
             )
         )
     return out

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..records import Conversation, RoleSetup, Score, kind_of_unscored
 from ..store import CONVERSATIONS, EVALUATIONS, RunStore
-from .bootstrap import cluster_bootstrap_ci
+from .bootstrap import cluster_bootstrap_ci, cluster_bootstrap_cis
 
 
 @dataclass
@@ -112,17 +112,32 @@ def summarize_scores(
     metric: str, scores: Iterable[Score], *, cluster: Callable[[Score], Hashable] | None = None, seed: int = 0
 ) -> MetricSummary:
     """Mean of the scored values, counts, and (with ``cluster``) a clustered bootstrap 95 % CI."""
+    summary, values, scored = _summary_without_ci(metric, scores)
+    if cluster is not None and values:
+        summary.ci = cluster_bootstrap_ci(values, [cluster(s) for s in scored], seed=seed)
+    return summary
+
+
+def _summarize_clustered(groups: list[tuple[str, Iterable[Score]]], seed: int = 0) -> list[MetricSummary]:
+    """``summarize_scores(metric, scores, cluster=by_conversation)`` of each group, their CIs computed together so
+    that groups with as many conversations share their resampled indices (cluster_bootstrap_cis)."""
+    done = [_summary_without_ci(metric, scores) for metric, scores in groups]
+    wanted = [(summary, values, scored) for summary, values, scored in done if values]
+    samples = [(values, [by_conversation(s) for s in scored]) for _, values, scored in wanted]
+    for (summary, _, _), ci in zip(wanted, cluster_bootstrap_cis(samples, seed=seed), strict=True):
+        summary.ci = ci
+    return [summary for summary, _, _ in done]
+
+
+def _summary_without_ci(metric: str, scores: Iterable[Score]) -> tuple[MetricSummary, list[float], list[Score]]:
+    """The summary but its CI, with the scored values and their scores (for the CI)."""
     items = list(scores)
     scored = [s for s in items if s.value is not None]
     unscored = [s for s in items if s.value is None]
     values = [float(s.value) for s in scored]  # type: ignore[arg-type]
-    mean = exact_mean(values)
-    ci = None
-    if cluster is not None and values:
-        ci = cluster_bootstrap_ci(values, [cluster(s) for s in scored], seed=seed)
     # grouped by the stable kind code, never by free text (every judge failure words itself differently)
     reasons = Counter(kind_of_unscored(s) or "other" for s in unscored)
-    return MetricSummary(metric, mean, len(scored), len(unscored), ci, reasons)
+    return MetricSummary(metric, exact_mean(values), len(scored), len(unscored), None, reasons), values, scored
 
 
 def exact_mean(values: list[float]) -> float | None:
@@ -142,7 +157,7 @@ def summarize_run(run: RunScores, metrics: list[str] | None = None) -> list[Metr
     by_metric: dict[str, list[Score]] = defaultdict(list)
     for s in run.scores:
         by_metric[s.metric].append(s)
-    return [summarize_scores(m, by_metric.get(m, []), cluster=by_conversation) for m in wanted]
+    return _summarize_clustered([(m, by_metric.get(m, [])) for m in wanted])
 
 
 def _turn_lookup(run: RunScores) -> dict[tuple[str, int], tuple[str, bool]]:
@@ -174,10 +189,12 @@ def summarize_by(run: RunScores, by: str, metrics: list[str] | None = None) -> d
         group = group_of(s)
         if group is not None:
             grouped[s.metric][group].append(s)
-    return {
-        m: {g: summarize_scores(m, items, cluster=by_conversation) for g, items in sorted(groups.items(), key=_order)}
-        for m, groups in grouped.items()
-    }
+    keys = [(m, g) for m, groups in grouped.items() for g, _ in sorted(groups.items(), key=_order)]
+    summaries = _summarize_clustered([(m, grouped[m][g]) for m, g in keys])
+    out: dict[str, dict[str, MetricSummary]] = {m: {} for m in grouped}
+    for (m, g), summary in zip(keys, summaries, strict=True):
+        out[m][g] = summary
+    return out
 
 
 def _order(item: tuple[str, list[Score]]) -> tuple[int, str]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...records import Score
-from ..bootstrap import cluster_bootstrap_ci
+from ..bootstrap import cluster_bootstrap_cis
 
 
 @dataclass(frozen=True)
@@ -37,21 +37,23 @@ def metric_curves(
     for s, key in zip(items, keys, strict=True):
         if s.turn_index is not None:
             grouped.setdefault(s.metric, {}).setdefault(s.turn_index + 1, []).append((s, key))
-    out: dict[str, list[CurvePoint]] = {}
-    for metric, by_turn in grouped.items():
-        points = []
-        for turn in sorted(by_turn):
-            scored = [(s, k) for s, k in by_turn[turn] if s.value is not None]
-            values = [float(s.value) for s, _ in scored]  # type: ignore[arg-type]
-            ci = cluster_bootstrap_ci(values, [k for _, k in scored], seed=seed) if values else None
-            points.append(
-                CurvePoint(
-                    turn=turn,
-                    mean=float(np.mean(values)) if values else None,
-                    n=len(values),
-                    n_unscored=len(by_turn[turn]) - len(values),
-                    ci=ci,
-                )
+    cells = [(metric, turn) for metric, by_turn in grouped.items() for turn in sorted(by_turn)]
+    scored = {cell: [(s, k) for s, k in grouped[cell[0]][cell[1]] if s.value is not None] for cell in cells}
+    values = {cell: [float(s.value) for s, _ in pairs] for cell, pairs in scored.items()}  # type: ignore[arg-type]
+    # every cell's CI at once: cells with as many conversations share their resampled indices
+    with_values = [cell for cell in cells if values[cell]]
+    samples = [(values[cell], [k for _, k in scored[cell]]) for cell in with_values]
+    cis = dict(zip(with_values, cluster_bootstrap_cis(samples, seed=seed), strict=True))
+    out: dict[str, list[CurvePoint]] = {metric: [] for metric in grouped}
+    for metric, turn in cells:
+        cell_values = values[(metric, turn)]
+        out[metric].append(
+            CurvePoint(
+                turn=turn,
+                mean=float(np.mean(cell_values)) if cell_values else None,
+                n=len(cell_values),
+                n_unscored=len(grouped[metric][turn]) - len(cell_values),
+                ci=cis.get((metric, turn)),
             )
-        out[metric] = points
+        )
     return out
