@@ -3,6 +3,8 @@ conversations, and every interval is bit for bit the one the straightforward per
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -91,3 +93,27 @@ def test_indices_are_drawn_once_per_number_of_conversations(monkeypatch: pytest.
     assert len(set(sizes.values())) == 2  # the skipped recall scores leave a conversation or more out (seed 1)
     summarize_run(run)
     assert seeded == [0, 0]
+
+
+def test_curves_keep_no_object_per_score_while_grouping(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The curves' cells hold plain lists of values and clusters: an object per score kept until the CIs are
+    computed (a (score, cluster) pair each) set off full collections over a big run's records (~2 s at 10,000 x 5)."""
+    from ragdive.analysis.conversations import curves
+
+    run = scripted_run(300)  # 2,700 per-turn scores
+    alive: list[int] = []
+    real = curves.cluster_bootstrap_cis
+
+    def counting(samples: list[tuple[list[float], list[str]]], **kwargs: int) -> list[tuple[float, float] | None]:
+        alive.append(len(gc.get_objects()))  # while every cell is built and held
+        return real(samples, **kwargs)
+
+    monkeypatch.setattr(curves, "cluster_bootstrap_cis", counting)
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(gc.get_objects())
+        metric_curves(run.scores)
+    finally:
+        gc.enable()
+    assert alive[0] - before < 200  # a few per cell (9 cells); was one per score and more

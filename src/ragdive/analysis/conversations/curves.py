@@ -4,7 +4,7 @@ a bootstrap 95 % CI clustered by conversation. Does answer quality decay as the 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,6 +23,16 @@ class CurvePoint:
     """None with fewer than two conversations scored at this turn."""
 
 
+@dataclass
+class _Cell:
+    """One metric at one turn: its scored values and their clusters in score order, and the unscored count."""
+
+    values: list[float] = field(default_factory=list)
+    keys: list[Hashable] = field(default_factory=list)
+    unscored: int = 0
+    ci: tuple[float, float] | None = None
+
+
 def metric_curves(
     scores: Iterable[Score], clusters: Iterable[Hashable] | None = None, *, seed: int = 0
 ) -> dict[str, list[CurvePoint]]:
@@ -33,27 +43,34 @@ def metric_curves(
     keys: list[Hashable] = list(clusters) if clusters is not None else [s.conversation_id for s in items]
     if len(keys) != len(items):
         raise ValueError("clusters must run parallel to scores")
-    grouped: dict[str, dict[int, list[tuple[Score, Hashable]]]] = {}
+    # one cell per (metric, turn) holding plain lists, not a (score, key) pair per score: at 10,000 x 5 those
+    # pairs were ~300,000 objects that outlived two of the collector's young generations, enough to set off full
+    # collections over the run's 600,000 records (~1 s each, 2 s of the report's curves)
+    grouped: dict[str, dict[int, _Cell]] = {}
     for s, key in zip(items, keys, strict=True):
         if s.turn_index is not None:
-            grouped.setdefault(s.metric, {}).setdefault(s.turn_index + 1, []).append((s, key))
+            cell = grouped.setdefault(s.metric, {}).setdefault(s.turn_index + 1, _Cell())
+            if s.value is None:
+                cell.unscored += 1
+            else:
+                cell.values.append(float(s.value))
+                cell.keys.append(key)
     cells = [(metric, turn) for metric, by_turn in grouped.items() for turn in sorted(by_turn)]
-    scored = {cell: [(s, k) for s, k in grouped[cell[0]][cell[1]] if s.value is not None] for cell in cells}
-    values = {cell: [float(s.value) for s, _ in pairs] for cell, pairs in scored.items()}  # type: ignore[arg-type]
     # every cell's CI at once: cells with as many conversations share their resampled indices
-    with_values = [cell for cell in cells if values[cell]]
-    samples = [(values[cell], [k for _, k in scored[cell]]) for cell in with_values]
-    cis = dict(zip(with_values, cluster_bootstrap_cis(samples, seed=seed), strict=True))
+    with_values = [grouped[metric][turn] for metric, turn in cells if grouped[metric][turn].values]
+    cis = cluster_bootstrap_cis([(cell.values, cell.keys) for cell in with_values], seed=seed)
+    for cell, ci in zip(with_values, cis, strict=True):
+        cell.ci = ci
     out: dict[str, list[CurvePoint]] = {metric: [] for metric in grouped}
     for metric, turn in cells:
-        cell_values = values[(metric, turn)]
+        cell = grouped[metric][turn]
         out[metric].append(
             CurvePoint(
                 turn=turn,
-                mean=float(np.mean(cell_values)) if cell_values else None,
-                n=len(cell_values),
-                n_unscored=len(grouped[metric][turn]) - len(cell_values),
-                ci=cis.get((metric, turn)),
+                mean=float(np.mean(cell.values)) if cell.values else None,
+                n=len(cell.values),
+                n_unscored=cell.unscored,
+                ci=cell.ci,
             )
         )
     return out
