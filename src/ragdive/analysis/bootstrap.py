@@ -61,7 +61,8 @@ def cluster_bootstrap_cis(
     seed: int = 0,
 ) -> list[Interval | None]:
     """``cluster_bootstrap_ci`` of each (values, clusters) pair with the same seed, bit for bit, with one set of
-    resampled indices drawn per number of clusters and shared by every pair with that many."""
+    resampled indices drawn per number of clusters and shared by every pair with that many. An int seed only: a
+    Generator goes on drawing from call to call, so one-at-a-time intervals would not share their draws."""
     intervals: list[Interval | None] = []
     by_size: dict[int, list[int]] = {}  # position of each pair still to resample, by its number of clusters
     totals = []
