@@ -8,8 +8,6 @@ import json
 import math
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ragdive import wire_json
 from ragdive.models import Message
@@ -58,44 +56,3 @@ def test_what_orjson_refuses_is_left_to_the_standard_library() -> None:
     assert wire_json.loads('{"text": "\u00e9"}'.encode("utf-16"))["text"] == "é"  # not UTF-8: the stdlib
     with pytest.raises(ValueError):
         wire_json.loads(b"<html>a proxy's page</html>")
-
-
-PLAIN = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**80), max_value=2**80)
-    | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=30,
-)
-
-
-@settings(max_examples=500, deadline=None)
-@given(PLAIN)
-def test_indented_is_the_standard_librarys_indent_1_text(value: object) -> None:
-    """A draft shown to the validator (and replayed to the user model) is in its prompt, so in its cache key: the
-    text must stay the standard library's to the byte."""
-    assert wire_json.indented(value) == json.dumps(value, ensure_ascii=False, indent=1)
-
-
-def test_indented_leaves_other_values_to_the_standard_library() -> None:
-    class Kind(int):
-        pass
-
-    for value in [(1, "a"), {1: "a"}, {"k": Kind(3)}, {"k": [("x", 2.5)]}, {"\ud800": "lone surrogate"}]:
-        assert wire_json.indented(value) == json.dumps(value, ensure_ascii=False, indent=1)
-
-
-def test_indented_leaves_nothing_for_the_collector() -> None:
-    import gc
-
-    draft = {"question": "Which year?", "refers_to_turn": 2, "evidence": ["a", "b"], "unanswerable": False}
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(50):
-            wire_json.indented(draft)
-        assert gc.collect() == 0  # json.dumps(..., indent=1) left ~33 objects in a cycle per call
-    finally:
-        gc.enable()

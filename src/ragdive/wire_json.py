@@ -20,8 +20,6 @@ standard library takes over wherever orjson refuses a value, so nothing that wor
 from __future__ import annotations
 
 import json
-import math
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 import orjson
@@ -50,55 +48,3 @@ def string_list_json(rows: str | list[str] | list[list[str]]) -> bytes:
         return orjson.dumps(rows)
     except TypeError:  # e.g. a lone surrogate: the standard library's own error (or bytes), as before
         return json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def indented(value: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False, indent=1)``, the same text (checked against it in tests), for the
-    values a prompt shows as JSON: dicts with string keys, lists, strings, integers, floats, booleans and None; any
-    other value is the standard library's own. The standard library's encoder for ``indent`` builds closures that
-    refer to each other at every call: a reference cycle (~33 objects) left for the collector per prompt, ~33,000
-    in a 200 x 5 run (the validator shows every draft so), most of what its young collections walked."""
-    try:
-        return _indented(value, "\n")
-    except _NotPlain:
-        return json.dumps(value, ensure_ascii=False, indent=1)
-
-
-class _NotPlain(Exception):
-    """A value ``indented`` leaves to the standard library (a tuple, an int or str subclass, a non-string key...)."""
-
-
-def _indented(value: Any, newline: str) -> str:
-    """``value`` at the depth whose line break and indent is ``newline``."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    kind = type(value)
-    if kind is str:
-        return encode_basestring(value)
-    if kind is int:
-        return int.__repr__(value)
-    if kind is float:
-        if value != value:
-            return "NaN"
-        if value in (math.inf, -math.inf):
-            return "Infinity" if value > 0 else "-Infinity"
-        return float.__repr__(value)
-    inner = newline + " "
-    if kind is dict:
-        if not value:
-            return "{}"
-        parts = []
-        for key, item in value.items():
-            if type(key) is not str:
-                raise _NotPlain
-            parts.append(encode_basestring(key) + ": " + _indented(item, inner))
-        return "{" + inner + ("," + inner).join(parts) + newline + "}"
-    if kind is list:
-        if not value:
-            return "[]"
-        return "[" + inner + ("," + inner).join(_indented(item, inner) for item in value) + newline + "]"
-    raise _NotPlain

@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..models import GenerateParams, Message, Model
 from ..models.prompting import transcript_messages
 from ..records import Document, Persona, QuestionType, Turn, TurnDraft, Usage, Verdict
-from ..wire_json import indented
 from ._prompts import history_view, render, system_prompt
 from .base_drafts import draft_schema, sentences
 from .checks import CHECK_DESCRIPTIONS
@@ -113,7 +112,7 @@ def draft_as_output_json(draft: TurnDraft) -> str:
     data = draft.model_dump(mode="json")
     if data.get("refers_to_turn") is not None:
         data["refers_to_turn"] += 1
-    return indented({name: data.get(name) for name in DraftOutput.model_fields})  # json.dumps(..., indent=1)'s text
+    return json.dumps({name: data.get(name) for name in DraftOutput.model_fields}, ensure_ascii=False, indent=1)
 
 
 class Generator:

@@ -9,6 +9,7 @@ reason saying so and no category.
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,7 +19,6 @@ from ..models import GenerateParams, Message, Model
 from ..models.profiles import bounded_schema
 from ..models.prompting import transcript_messages
 from ..records import Document, FailedCheck, Persona, Turn, TurnDraft, Usage, Verdict
-from ..wire_json import indented
 from ._prompts import history_view, render, system_prompt
 from .checks import CHECK_DESCRIPTIONS, DocumentIndex, deterministic_checks
 
@@ -125,7 +125,7 @@ class Validator:
                     number=turn_index + 1,
                     probe=draft.unanswerable,
                     instruction=instruction,
-                    draft_json=indented(data),  # json.dumps(..., ensure_ascii=False, indent=1)'s text
+                    draft_json=json.dumps(data, ensure_ascii=False, indent=1),
                 ),
             ),
         ]
