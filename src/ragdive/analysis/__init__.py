@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..importing import lazy_names
 
 if TYPE_CHECKING:
     from .alarms import alarm_limits, validity_alarms
@@ -46,7 +47,6 @@ _HOMES = {
     "repeats": ("RepeatSummary", "summarize_repeats"),
     "summary": ("MetricSummary", "RunScores", "summarize_by", "summarize_run", "summarize_scores"),
 }
-_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "alarm_limits",
@@ -81,12 +81,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
-    globals()[name] = value  # once: every later use is the same object
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)
 
 
 def __dir__() -> list[str]:

@@ -5,8 +5,9 @@ work ends."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..importing import lazy_names
 from .alarms import alarm_fields
 from .building import (
     build_evaluator,
@@ -32,25 +33,14 @@ if TYPE_CHECKING:
     from .replay import ReplayOutcome, replay_settings, run_replay
     from .static import StaticOutcome, run_static, static_metrics
 
-_LATER = {
-    "ReplayOutcome": "replay",
-    "replay_settings": "replay",
-    "run_replay": "replay",
-    "StaticOutcome": "static",
-    "run_static": "static",
-    "static_metrics": "static",
-}
-"""Imported on first use: `ragdive run` neither replays nor asks fixed questions (~5 ms of its start-up)."""
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LATER:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{_LATER[name]}"), name)
-    globals()[name] = value
-    return value
+# `ragdive run` neither replays nor asks fixed questions (~5 ms of its start-up)
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "replay": ("ReplayOutcome", "replay_settings", "run_replay"),
+        "static": ("StaticOutcome", "run_static", "static_metrics"),
+    },
+)
 
 
 __all__ = [

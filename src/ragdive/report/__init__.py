@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..importing import lazy_names
 from .data import report_data
 from .html import prepare, render_report, write_report
 
@@ -13,12 +14,6 @@ if TYPE_CHECKING:
 __all__ = ["prepare", "render_report", "report_data", "write_report", "write_sweep_report"]
 
 
-def __getattr__(name: str) -> Any:
-    """The sweep's report on first use: a run's report does not need it, nor the sweep's tables records it reads
-    (~15 ms of every `ragdive run`, on the interpreter lock while the run's report parts were made meanwhile)."""
-    if name != "write_sweep_report":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from .sweep import write_sweep_report
-
-    globals()[name] = write_sweep_report
-    return write_sweep_report
+# a run's report needs neither the sweep's report nor the sweep's tables records it reads (~15 ms of every
+# `ragdive run`, on the interpreter lock while the run's report parts were made meanwhile)
+__getattr__ = lazy_names(__name__, {"sweep": ("write_sweep_report",)})

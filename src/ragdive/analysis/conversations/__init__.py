@@ -7,8 +7,9 @@ plain callable). Turns are numbered from 1 in every result.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ...importing import lazy_names
 from .curves import CurvePoint, metric_curves
 from .flow import TYPES, Flow, TypeShares, question_flow, type_shares
 from .lapses import LAPSE_METRICS, LapseStats, lapse_stats
@@ -36,18 +37,10 @@ from .uniqueness import (
 if TYPE_CHECKING:
     from .uniqueness_calibration import LabelledQuestion, UniquenessCalibration, calibrate, read_labels
 
-_CALIBRATION = ("LabelledQuestion", "UniquenessCalibration", "calibrate", "read_labels")
-"""Imported on first use (`analyze --calibrate-uniqueness`): a run's report does not calibrate (~5 ms of a run)."""
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _CALIBRATION:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import uniqueness_calibration
-
-    value = getattr(uniqueness_calibration, name)
-    globals()[name] = value
-    return value
+# `analyze --calibrate-uniqueness` only: a run's report does not calibrate (~5 ms of a run)
+__getattr__ = lazy_names(
+    __name__, {"uniqueness_calibration": ("LabelledQuestion", "UniquenessCalibration", "calibrate", "read_labels")}
+)
 
 
 __all__ = [
