@@ -12,25 +12,30 @@ user waits. Then the same command again on the same cache: a re-run the cache an
 the stub's target answers the same text every time for this one, so every model call can be a hit). The target is
 the system under test and is never cached, so that re-run still waits for its answers (1,000 at L at 200 x 5);
 so once more with the stub answering at once: what is left is ragdive's own part of a cached re-run (start-up,
-the target's calls made, every other call a cache hit, the end of the run).
+the target's calls made, every other call a cache hit, the end of the run). Beside it, the floor no re-run can go
+under (rerun_floor.py): a process that starts Python, imports aiohttp and sends the target's same requests on it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urljoin
 
 import yaml
 from throughput import chain_calls, experiment, parse_run, synthetic_corpus
 
 from ragdive.store import RunStore
 from ragdive.testing import StubProcess
+from ragdive.testing.faults import ReceivedRequest
 
 RERUN = "re-run on the same cache"
 AT_ONCE = "re-run on the same cache, the target answering at once"
@@ -63,6 +68,55 @@ def run_cli(config_path: Path, src: Path | None = None, bytecode: Path | None = 
     return started, exited, Path(done.stdout.strip().splitlines()[-1])
 
 
+@dataclass
+class Floor:
+    wall: float
+    """The floor process's start to its last reply (see rerun_floor.py)."""
+    imports: float
+    requests: float
+    in_flight: int
+    run_imports: float
+
+    def __str__(self) -> str:
+        return (
+            f"a process importing aiohttp and replaying the same requests on it, {self.in_flight} in flight "
+            f"(imports {self.imports:.2f} s, requests {self.requests:.2f} s); ragdive run's other third-party "
+            f"imports {self.run_imports:.2f} s more"
+        )
+
+
+def rerun_floor(
+    stub: StubProcess, requests: list[ReceivedRequest], bodies: Path, bytecode: Path | None, latency: float
+) -> Floor:
+    """What no cached re-run can skip (benchmarks/rerun_floor.py): Python, aiohttp and the target's requests, sent
+    again with as many in flight as the re-run had at its peak, the stub answering at once as it did (then at
+    ``latency`` again)."""
+    in_flight = max(1, stub.peak_in_flight)
+    (path,) = {r.path for r in requests}  # the target's one endpoint: every other call was a cache hit
+    bodies.write_text(json.dumps([r.body for r in requests]))
+    script = Path(__file__).with_name("rerun_floor.py")
+    stub.latency(0.0)
+    try:
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, str(script), urljoin(stub.base_url, path), str(bodies), str(in_flight)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=cli_env(None, bytecode),
+        )
+    finally:
+        stub.latency(latency)
+    figures = json.loads(done.stdout)
+    return Floor(
+        figures["replayed_at"] - started,
+        figures["imports_s"],
+        figures["requests_s"],
+        in_flight,
+        figures["run_imports_s"],
+    )
+
+
 def measure(
     latency: float,
     conversations: int,
@@ -83,7 +137,7 @@ def measure(
             run_cli(config_path, src, bytecode)
         label = f"L = {latency:g} s, {conversations} x {turns}{', replies the cache can answer' if rerun else ''}"
         figures: dict[str, list[tuple[float, float, float]]] = {side: [] for side in sides}
-        reruns: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
+        reruns: dict[str, list[tuple[float, float, float]]] = {side: [] for side in sides}
         attempts = ("first run", RERUN, AT_ONCE) if rerun else ("first run",)
         for round_ in range(rounds):
             for side, src in sides.items():  # interleaved: the machine's load drifts between measurements
@@ -108,11 +162,13 @@ def measure(
                     last_answer = max(r.at for r in requests) + answers_in
                     tail = exited - last_answer
                     if attempt == AT_ONCE:
+                        floor = rerun_floor(stub, requests, root / "bodies.json", bytecode, latency)
                         print(
                             f"{name}: {len(requests):,} requests sent; wall {wall:.2f} s = start-up "
-                            f"{first - started:.2f} s + calls {last_answer - first:.2f} s + tail {tail:.2f} s"
+                            f"{first - started:.2f} s + calls {last_answer - first:.2f} s + tail {tail:.2f} s; "
+                            f"floor {floor.wall:.2f} s (re-run / floor {wall / floor.wall:.2f}): {floor}"
                         )
-                        reruns[side].append((wall, tail))
+                        reruns[side].append((wall, tail, floor.wall))
                         continue
                     store = RunStore.open(run_dir)
                     longest = max(chain_calls(c) for c in store.current_conversations())
@@ -129,8 +185,11 @@ def measure(
                 start_up, tail, ratio = (statistics.median(column) for column in zip(*rows, strict=True))
                 again = ""
                 if reruns[side]:
-                    wall, rerun_tail = (statistics.median(column) for column in zip(*reruns[side], strict=True))
-                    again = f"; cached re-run, target at once: wall {wall:.2f} s, tail {rerun_tail:.2f} s"
+                    wall, rerun_tail, floor = (statistics.median(c) for c in zip(*reruns[side], strict=True))
+                    again = (
+                        f"; cached re-run, target at once: wall {wall:.2f} s, tail {rerun_tail:.2f} s, "
+                        f"floor {floor:.2f} s"
+                    )
                 print(
                     f"  {label}, {side}: medians of {len(rows)}: start-up {start_up:.2f} s, tail {tail:.2f} s, "
                     f"wall / bound {ratio:.2f}{again}"
