@@ -20,6 +20,8 @@ RUNS = {
     "sweep": ["--latencies-ms", "5", "--cells", "1", "--repeats", "1", "--conversations", "2", "--turns", "2"],
     "scale": ["--sizes", "3", "--turns", "2", "--latency", "0.01"],
     "tail": ["--runs", "0.01:3x2"],
+    "cached_rerun": ["--size", "3x2", "--rounds", "1"],
+    "start_up": ["--rounds", "1"],
     "prompt_prefix": ["--conversations", "2", "--turns", "2"],
     "conversation_tokens": ["--conversations", "2", "--turns", "2"],
     "reference_rag": ["--dense-docs", "1", "--queries", "5"],  # SKIP (exit 0) without the SQuAD corpus beside
