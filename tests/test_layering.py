@@ -20,6 +20,7 @@ SHARED = {
     "redaction",
     "safe_text",
     "prompt_files",
+    "template_cache",
     "retrying",
     "json_lines",
     "http_client",

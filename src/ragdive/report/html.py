@@ -22,6 +22,7 @@ from ..analysis import RunScores
 from ..analysis.conversations import DEFAULT_THRESHOLD, Embedder, PairJudge
 from ..store import RunStore
 from ..store.run import write_text_atomic
+from ..template_cache import bytecode_cache
 from . import text7
 from .charts import figures
 from .data import report_data
@@ -57,6 +58,7 @@ def num(value: float | None, digits: int = 3) -> str:
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
+        bytecode_cache=bytecode_cache(),  # compiled once, kept from one process to the next (~0.03 s a run)
         autoescape=True,  # every value printed by the template is escaped unless marked safe above
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
