@@ -4,7 +4,7 @@ The same POST (a 2 KB message, the stub's answer parsed as JSON) through:
 - the official `openai` SDK's ``post`` on ragdive's httpx-on-aiohttp transport, its reply parsed into a typed
   ChatCompletion (what the openai backend did before it posted on aiohttp itself);
 - the same SDK ``post`` with the reply kept raw (``cast_to=httpx.Response``) and parsed with ``json.loads``;
-- httpx's interface on aiohttp's transport (``ragdive.http_client.async_client``: the targets' client);
+- httpx's interface on aiohttp's transport (``ragdive.httpx_client.async_client``: the targets' client);
 - ``ragdive.http_client.JsonSession`` (aiohttp directly: the openai backend's client).
 
 CPU is this process's (``time.process_time``), so the server's share of the 2 cores is not counted; the rounds
@@ -28,7 +28,8 @@ import httpx
 import openai
 from openai.types.chat import ChatCompletion
 
-from ragdive.http_client import JsonSession, async_client
+from ragdive.http_client import JsonSession
+from ragdive.httpx_client import async_client
 from ragdive.testing import StubProcess
 
 KINDS = ("openai SDK, typed reply", "openai SDK, raw reply", "httpx on aiohttp", "JsonSession (aiohttp)")

@@ -11,7 +11,8 @@ from collections.abc import Awaitable, Callable
 import httpx
 import pytest
 
-from ragdive.http_client import JsonSession, Reply, async_client
+from ragdive.http_client import JsonSession, Reply
+from ragdive.httpx_client import async_client
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -176,3 +177,48 @@ async def test_the_json_session_goes_through_the_environment_s_proxy_unless_no_p
     finally:
         await session.aclose()
         server.close()
+
+
+def test_the_error_types_callers_catch_are_httpxs_own_and_httpx_is_imported_only_when_asked_for() -> None:
+    """A run never needs httpx (its calls go through JsonSession); `except http_client.TransportError` still
+    catches httpx's own classes, importing httpx the first time a clause asks."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import ragdive
+
+    probe = (
+        "import sys; import ragdive.http_client as h; print('httpx' in sys.modules); "
+        "t = h.TransportError; import httpx; print(t is httpx.TransportError, h.TimeoutException is "
+        "httpx.TimeoutException, issubclass(httpx.ReadTimeout, h.TimeoutException))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(ragdive.__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.split() == ["False", "True", "True", "True"]
+    import ragdive.http_client as in_this_process
+
+    with pytest.raises(AttributeError):
+        _ = in_this_process.NotAnError  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8000/v1",
+        "HTTP://LocalHost/x",
+        "https://[::1]:9/x",
+        "https://example.org/x",
+        "http://bücher.de/x",
+        "http://u:p@h.example:81/x",
+        "localhost:8000/x",
+        "/relative",
+    ],
+)
+def test_a_targets_host_and_port_are_read_as_httpx_reads_them(url: str) -> None:
+    from ragdive.targets.http_support import host_and_port
+
+    parsed = httpx.URL(url)
+    default = 443 if parsed.scheme == "https" else 80
+    assert host_and_port(url) == (parsed.scheme, parsed.host, parsed.port or default)

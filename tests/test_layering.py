@@ -24,6 +24,7 @@ SHARED = {
     "retrying",
     "json_lines",
     "http_client",
+    "httpx_client",
     "wire_json",
     "case_files",
     "gc_policy",

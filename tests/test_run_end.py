@@ -110,3 +110,33 @@ def test_every_command_and_the_sync_api_share_one_kind_of_loop(monkeypatch: pyte
     assert run_loop(inside_a_running_loop()).startswith("uvloop")
     monkeypatch.setenv("RAGDIVE_EVENT_LOOP", "asyncio")
     assert run_sync(kind) == "asyncio.unix_events"
+
+
+def test_a_run_against_openai_compatible_servers_imports_no_httpx(tmp_path: Path) -> None:
+    """Its models' and its target's calls go through aiohttp directly (http_client.JsonSession): httpx, with
+    httpx-aiohttp and the CLI httpx brings (click, pygments), was ~0.03 s of CPU in every run's start-up."""
+    from ragdive.testing import StubServer
+    from ragdive.testing.role_replies import ragdive_roles
+
+    corpus = tmp_path / "kb"
+    corpus.mkdir()
+    (corpus / "harbour.md").write_text("Veldmark harbour lies at the mouth of the river Ost. Built in 1852.\n")
+    with StubServer(reply=ragdive_roles) as stub:
+        model = f"{{model: openai/stub, base_url: '{stub.base_url}', max_retries: 0}}"
+        config = tmp_path / "experiment.yaml"
+        config.write_text(
+            f"name: no-httpx\noutput_dir: {tmp_path / 'runs'}\ncorpus: {{path: {corpus}}}\n"
+            f"models: {{default: {model}}}\nsimulation: {{conversations: 1, max_turns: 1}}\n"
+            f"target: {{type: openai-chat, base_url: '{stub.base_url}', model: rag}}\n"
+        )
+        probe = (
+            "import sys; from ragdive.cli.main import main; code = main(['run', sys.argv[1]]); "
+            "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'httpx', 'httpx_aiohttp'}))"
+        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(config)], capture_output=True, text=True, timeout=120, env=env
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout
+    assert stub.request_count > 3  # the run did call the models and the target

@@ -4,8 +4,8 @@
   run's calls). Client CPU per call against a loopback stub at 64 in flight (``python benchmarks/http_clients.py``):
   0.28 ms, where the official openai SDK's ``post`` on the transport below took 1.1 ms (building httpx requests
   and headers, then parsing the reply into typed models) and plain httpx calls on it 0.58 ms.
-- ``async_client``: httpx's interface on aiohttp's transport (httpx-aiohttp), for the HTTP and OpenAI-chat targets,
-  whose tests and users may pass their own ``httpx.AsyncClient``.
+- ``httpx_client.async_client``: httpx's interface on aiohttp's transport (httpx-aiohttp), for tests and benchmarks
+  that call the targets through an ``httpx.AsyncClient`` as users may pass their own.
 
 Why not httpx's own transport: httpcore's connection pool re-checks every connection it holds (a `poll` syscall
 and a `getpeername` each) whenever a request starts or ends, so its CPU per request grows with the calls in
@@ -17,76 +17,48 @@ httpx-aiohttp maps aiohttp's errors onto httpx's, but a few of them wrongly (a s
 a *connect timeout* there) and some not at all (a malformed status line leaves as a bare aiohttp error). Callers
 tell a timeout from a dropped connection (the manifest counts them apart) and catch ``httpx.TransportError``, so
 the transport here maps every failure onto the httpx error that says what happened.
+
+httpx itself is imported only when a failure is mapped or caught (``except http_client.TransportError``: the names
+of ``_HTTPX_ERRORS`` are httpx's own classes, looked up on first use): a run whose calls all go through
+``JsonSession`` never needs it, and importing it (with httpx-aiohttp, and the CLI httpx brings: click, pygments,
+rich.syntax) was ~0.03 s of CPU in every `ragdive run`'s start-up (issue 27).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 from urllib.request import getproxies, proxy_bypass
 
 import aiohttp
-import httpx
-from httpx_aiohttp import HttpxAiohttpClient
-from httpx_aiohttp.transport import AiohttpTransport
 
 from . import wire_json
 
+_HTTPX_ERRORS = ("TimeoutException", "TransportError")
+"""The error types callers catch, as this module's names: httpx's classes, httpx imported when first asked for."""
 
-def async_client(*, timeout: Any = None, limits: httpx.Limits | None = None, **kwargs: Any) -> httpx.AsyncClient:
-    """An ``httpx.AsyncClient`` on aiohttp's transport; ``limits.max_connections`` caps its connections (all of them
-    are kept alive: aiohttp keeps every idle connection up to that cap)."""
-    return _Client(
-        timeout=timeout if timeout is not None else httpx.Timeout(60.0),
-        limits=limits or httpx.Limits(max_connections=100),
-        **kwargs,
-    )
+if TYPE_CHECKING:
+    import httpx
+    from httpx import TimeoutException as TimeoutException  # re-exported: callers catch them here
+    from httpx import TransportError as TransportError
+else:
 
+    def __getattr__(name: str) -> Any:
+        if name not in _HTTPX_ERRORS:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import httpx
 
-class _Client(HttpxAiohttpClient):
-    def _init_transport(self, *args: Any, limits: httpx.Limits = httpx.Limits(), **kwargs: Any) -> Any:
-        transport = kwargs.get("transport")
-        if transport is not None:
-            return transport
-        options = {k: kwargs[k] for k in ("verify", "cert", "trust_env") if k in kwargs}  # TLS and proxy settings
-        return _Transport(limits=limits, **options)
-
-
-class _Transport(AiohttpTransport):
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        try:
-            response = await super().handle_async_request(request)
-        except Exception as exc:
-            raise _remapped(exc, request) from exc
-        response.stream = _Body(response.stream, request)
-        return response
+        value = getattr(httpx, name)
+        globals()[name] = value  # found without a call from now on
+        return value
 
 
-class _Body(httpx.AsyncByteStream):
-    """The response body, its read errors mapped as the request's are."""
-
-    def __init__(self, inner: Any, request: httpx.Request) -> None:
-        self._inner = inner
-        self._request = request
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        try:
-            async for chunk in self._inner:
-                yield chunk
-        except Exception as exc:
-            raise _remapped(exc, self._request) from exc
-
-    async def aclose(self) -> None:
-        try:
-            await self._inner.aclose()
-        except Exception as exc:
-            raise _remapped(exc, self._request) from exc
-
-
-def _remapped(exc: Exception, request: httpx.Request | None) -> Exception:
+def remapped_error(exc: Exception, request: httpx.Request | None) -> Exception:
     """The httpx error for a failure of the aiohttp transport (``exc`` may already be httpx-aiohttp's mapping)."""
+    import httpx  # a failure: the first one imports it (the module's docstring)
+
     cause = exc.__cause__ if isinstance(exc, httpx.HTTPError) and exc.__cause__ is not None else exc
     message = str(cause) or type(cause).__name__
     if isinstance(cause, aiohttp.ConnectionTimeoutError):
@@ -121,12 +93,12 @@ class Reply:
 
 class JsonSession:
     """Sends JSON over one aiohttp pool of at most ``connections`` connections, every one kept alive. Failures arrive
-    as the httpx errors ``async_client`` raises for them (``httpx.TimeoutException`` for a timeout, another
+    as the httpx errors ``httpx_client.async_client`` raises for them (``httpx.TimeoutException`` for a timeout, another
     ``httpx.TransportError`` for a refused, dropped or garbled connection), so callers have one vocabulary.
 
-    ``as_httpx``: behave as ``async_client``'s default client does where a server could tell (the HTTP targets):
-    redirects are returned, not followed, cookies are kept from any host (aiohttp's jar refuses those of an IP
-    address by default), ``Accept: */*``.
+    ``as_httpx``: behave as ``httpx_client.async_client``'s default client does where a server could tell (the HTTP
+    targets): redirects are returned, not followed, cookies are kept from any host (aiohttp's jar refuses those of
+    an IP address by default), ``Accept: */*``.
 
     Create it inside the event loop that uses it (an aiohttp pool belongs to one loop)."""
 
@@ -198,7 +170,7 @@ class JsonSession:
             ) as response:
                 return Reply(response.status, response.headers, await response.read())
         except Exception as exc:
-            raise _remapped(exc, None) from exc
+            raise remapped_error(exc, None) from exc
 
     async def aclose(self) -> None:
         await self._session.close()

@@ -158,7 +158,7 @@ async def test_the_targets_own_client_behaves_as_httpx_where_a_server_can_tell(k
 
     server = await asyncio.start_server(handler, "127.0.0.1", 0)
     base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
-    from ragdive.http_client import async_client
+    from ragdive.httpx_client import async_client
 
     client = TargetClient(timeout_s=5) if kind == "own" else async_client(timeout=5)
     try:

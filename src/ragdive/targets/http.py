@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from ..config.target import HttpTargetConfig
 from ..errors import TargetError
@@ -22,6 +20,9 @@ from .http_support import (
     request_json,
     search,
 )
+
+if TYPE_CHECKING:
+    import httpx  # a caller's own client: imported by that caller
 
 
 class HttpTarget(Target):

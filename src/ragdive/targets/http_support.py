@@ -7,18 +7,22 @@ import json
 import re
 import weakref
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-import httpx
 import jmespath
 from jmespath.exceptions import JMESPathError
 from jmespath.visitor import TreeInterpreter
 
+from .. import http_client
 from ..errors import ConfigError, TargetError
 from ..http_client import JsonSession
 from ..records import Citation, Context
 from ..redaction import redact_urls
 from ..retrying import RetryPolicy, parse_retry_after, status_is_retryable
+
+if TYPE_CHECKING:
+    import httpx  # a caller's own client; a run's calls go through JsonSession (http_client.py says why lazily)
 
 PLACEHOLDER = re.compile(r"\{(message|history|conversation_id|session_id)\}")
 BODY_EXCERPT = 2000  # characters of a failing response kept on the TargetError
@@ -94,6 +98,8 @@ class _Reply:
     @property
     def text(self) -> str:
         """The body as httpx decodes it (the Content-Type's charset, else UTF-8)."""
+        import httpx  # shown for a failure only
+
         response = self._response or httpx.Response(
             self.status, headers=list(self.headers.items()), content=self.content
         )
@@ -124,7 +130,7 @@ async def request_json(
     while True:
         try:
             response = await _send(client, method, url, body, params, headers)
-        except httpx.TransportError as exc:  # connect/read errors, timeouts, a peer gone mid-reply
+        except http_client.TransportError as exc:  # connect/read errors, timeouts, a peer gone mid-reply
             if attempt < max_retries:
                 await sleep(policy.delay(attempt))
                 attempt += 1
@@ -183,10 +189,8 @@ async def check_reachable(url: str, timeout_s: float = 5.0) -> None:
     """Open (and close) a TCP connection to the URL's host and port: a target that is down, or a wrong port, fails
     here in seconds instead of after the first drafts (measured before this: 47 s of simulation, then the error).
     Nothing is sent, so the target sees no request it would have to answer or count."""
-    parsed = httpx.URL(url)
-    host = parsed.host
-    port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    if _through_a_proxy(parsed.scheme, host):
+    scheme, host, port = host_and_port(url)
+    if _through_a_proxy(scheme, host):
         return  # httpx will go through the proxy (HTTP_PROXY...): a direct connection says nothing about that
     try:
         _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
@@ -200,6 +204,14 @@ async def check_reachable(url: str, timeout_s: float = 5.0) -> None:
         await writer.wait_closed()
     except OSError:
         pass
+
+
+def host_and_port(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) as httpx.URL reads them (lower case, an IPv6 address without brackets, a name in IDNA
+    text; the scheme's port when none is given), by the standard library's parser: httpx is not imported by a run
+    (http_client.py)."""
+    parsed = urlsplit(url)
+    return parsed.scheme, parsed.hostname or "", parsed.port or (443 if parsed.scheme == "https" else 80)
 
 
 def _through_a_proxy(scheme: str, host: str) -> bool:

@@ -6,14 +6,16 @@ independent of the model layer (its retries, cache and usage ledger are for ragd
 from __future__ import annotations
 
 import time
-
-import httpx
+from typing import TYPE_CHECKING
 
 from ..config.target import OpenAIChatTargetConfig
 from ..errors import TargetError
 from ..records import TargetReply
 from .base import DialogueState, Target
 from .http_support import TargetClient, check_reachable, compile_path, read_answer, read_contexts, request_json, search
+
+if TYPE_CHECKING:
+    import httpx  # a caller's own client: imported by that caller
 
 ANSWER_PATH = "choices[0].message.content"
 

@@ -29,10 +29,9 @@ import weakref
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 from pydantic import BaseModel
 
-from ... import wire_json
+from ... import http_client, wire_json
 from ..._version import __version__
 from ...errors import ConfigError, ModelError
 from ...http_client import JsonSession, Reply
@@ -160,9 +159,9 @@ class OpenAIBackend(ModelBackend):
         body = {"model": self.model_id, "messages": messages, **{k: v for k, v in request.items() if k != "extra_body"}}
         try:
             reply = await self._session().post(self._url, {**body, **extra})
-        except httpx.TimeoutException as exc:
+        except http_client.TimeoutException as exc:
             raise self._error("timed out", retryable=True) from exc
-        except httpx.TransportError as exc:
+        except http_client.TransportError as exc:
             raise self._error(f"cannot connect to {self._where()}: {exc}", retryable=True) from exc
         if reply.status >= 400:
             raise self._status_error(reply)
