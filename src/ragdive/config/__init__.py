@@ -1,5 +1,6 @@
 """Experiment configuration: pydantic sections (extra="forbid") loaded from YAML."""
 
+from .. import attribute_docs  # noqa: F401 - first: fields' descriptions read once per module (attribute_docs.py)
 from .alarms import AlarmsConfig
 from .components import RERANKERS, RETRIEVERS, RerankerType, RetrieverType
 from .corpus import CorpusConfig

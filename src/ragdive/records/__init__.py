@@ -1,5 +1,6 @@
 """Typed records that flow between stages and into the run directory."""
 
+from .. import attribute_docs  # noqa: F401 - first: fields' descriptions read once per module (attribute_docs.py)
 from .annotation import CRITERIA, Annotation, Criterion, criteria, item_id
 from .conversation import (
     SIMULATED_TYPES,
