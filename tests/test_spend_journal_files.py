@@ -75,7 +75,9 @@ def test_a_requests_line_made_from_its_usage_is_the_line_of_its_spend_record(tmp
         )
     written = (tmp_path / "b" / spend_journal.SPEND).read_bytes()
     assert written == (tmp_path / "a" / spend_journal.SPEND).read_bytes()
-    assert len(written.splitlines()) == 300 and b'"cost_usd":null' in written and b'"cost_usd":1e-05' in written
+    assert (
+        len(written.splitlines()) == 300 and b'"cost_usd":null' in written and b'"cost_usd":0.00001' in written
+    )  # line_json's spelling of 1e-05
     assert by_usage.counts == by_record.counts == {("judge", "openai/stub-é"): 300}
     assert ledger.lines()[0].calls == 300
 

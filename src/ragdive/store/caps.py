@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from . import line_json
+
 DEFAULT_MAX_TEXT_CHARS = 100_000
 """Far above any real answer or passage (a long answer is a few thousand characters), far below what hurts."""
 
@@ -44,12 +46,26 @@ def _cap(value: Any, limit: int) -> tuple[Any, bool]:
 
 
 def capped_json(record: BaseModel | dict[str, Any], limit: int | None) -> str:
-    """The record as one line of JSON text, every string longer than ``limit`` cut and marked."""
-    data = record.model_dump(mode="json") if isinstance(record, BaseModel) else record
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    """The record as one line of JSON text, every string longer than ``limit`` cut and marked. A record's plain
+    JSON values (model_dump's) are encoded by line_json; a dict given as such, by the standard library as before
+    (it may hold a value that encoder refuses and line_json would not, a datetime: that still fails)."""
+    if isinstance(record, BaseModel):
+        data = record.model_dump(mode="json")
+        encode = _record_json
+    else:
+        data, encode = record, _stdlib_json
+    text = encode(data)
     # No string is longer than the JSON text that holds it: a record shorter than the cap (nearly all) is not walked
     if limit is not None and len(text) > limit:
         data, cut = _cap(data, limit)
         if cut:
-            text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            text = encode(data)
     return text
+
+
+def _record_json(data: Any) -> str:
+    return line_json.dumps(data).decode("utf-8")
+
+
+def _stdlib_json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

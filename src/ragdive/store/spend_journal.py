@@ -13,13 +13,13 @@ for, minus at most the calls in flight at each kill.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
 from ..records import SPEND_COUNTS, ModelSpend, Usage
+from . import line_json
 
 SPEND = "spend.jsonl"
 
@@ -59,7 +59,7 @@ class SpendJournal:
         self._write(role, model, data)
 
     def _write(self, role: str, model: str, data: dict[str, object]) -> None:
-        text = (_LINE_JSON.encode(data) + "\n").encode("utf-8")
+        text = line_json.dumps(data) + b"\n"
         with _fds_lock:  # one write per line to a file opened for appending: whole lines, never interleaved
             os.write(self._opened(), text)
             key = (role, model)
@@ -72,7 +72,7 @@ class SpendJournal:
         text = self._cached_lines.get(key)
         if text is None:
             data = {"role": role, "model": model, "cached_calls": 1}  # the other counts are at their defaults
-            text = self._cached_lines[key] = (_LINE_JSON.encode(data) + "\n").encode("utf-8")
+            text = self._cached_lines[key] = line_json.dumps(data) + b"\n"
         with _fds_lock:
             os.write(self._opened(), text)
             self.counts[key] = self.counts.get(key, 0) + 1
@@ -105,7 +105,6 @@ _COUNTED: tuple[tuple[str, object], ...] = tuple(
 """A journal line's counted fields (in the record's order) and their defaults (a line leaves a default out)."""
 _CALL_COUNTED = tuple((name, default) for name, default in _COUNTED if name in Usage.model_fields)
 """The counted fields a request's usage carries (tokens, cost), in the record's order, after ``calls``."""
-_LINE_JSON = json.JSONEncoder(separators=(",", ":"))
 
 
 _open: dict[Path, SpendJournal] = {}
