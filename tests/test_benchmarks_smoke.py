@@ -27,6 +27,7 @@ RUNS = {
     "reference_rag": ["--dense-docs", "1", "--queries", "5"],  # SKIP (exit 0) without the SQuAD corpus beside
     "report_size": ["--conversations", "3", "--turns", "2", "--loads", "1", "--no-full-bundle"],
     "loop_hops": ["--runs", "0.01:3x2", "--kinds", "3"],
+    "record_lines": ["--before", str(ROOT / "src"), "--conversations", "3", "--turns", "2", "--rounds", "1"],
 }
 
 
