@@ -106,15 +106,16 @@ async def test_waiters_of_one_commit_are_released_in_one_hand_over_to_their_loop
 
 
 async def test_the_window_keeps_at_most_limit_jobs_alive_and_creates_them_as_room_frees() -> None:
-    alive = peak = created = 0
+    alive = peak = created = returned = 0
 
     def make(i: int):  # type: ignore[no-untyped-def]
         async def job() -> int:
-            nonlocal alive, peak
+            nonlocal alive, peak, returned
             alive += 1
             peak = max(peak, alive)
             await asyncio.sleep(0.001 * (i % 3))
             alive -= 1
+            returned += 1
             return i
 
         return job
@@ -123,12 +124,10 @@ async def test_the_window_keeps_at_most_limit_jobs_alive_and_creates_them_as_roo
         nonlocal created
         for i in range(100):
             created += 1
+            assert created - returned <= 5  # drawn from the source only as room frees up (a job returned)
             yield make(i)
 
-    seen = []
-    async for result in bounded(source(), 5):
-        seen.append(result)
-        assert created <= len(seen) + 6  # drawn from the source only as room frees up
+    seen = [result async for result in bounded(source(), 5)]
     assert sorted(seen) == list(range(100)) and peak == 5
 
 

@@ -132,10 +132,16 @@ def test_the_budget_covers_both_stages_and_resume_with_a_larger_one_finishes(
     assert main(["simulate", str(config), "--no-cache"]) == 0
     simulation_tokens = _tokens(RunStore.open(last_line(capsys.readouterr().out)))
 
-    # a cap the simulation stays under but the judge reaches: the run stops while scoring, exit 3
+    # a cap the simulation stays under but the judge reaches: the run stops while scoring, exit 3. The judge
+    # judges each turn as it is answered, beside the simulation: with scripted models that answer at once, how
+    # much it spends before the simulation ends is a matter of loop turns, so here its calls take 0.15 s each
+    # (the simulation's ~12 calls do not wait) and the simulation ends first, as it does when a judge call
+    # takes a model's time
     (tmp_path / "limited").mkdir()
     limited = write_experiment(tmp_path / "limited", extra=f"budget: {{max_tokens: {simulation_tokens + 300}}}\n")
-    assert main(["run", str(limited), "--no-cache"]) == 3
+    with pytest.MonkeyPatch.context() as slow:
+        slow.setenv("PIPETEST_SLOW_JUDGE", "1")
+        assert main(["run", str(limited), "--no-cache"]) == 3
     captured = capsys.readouterr()
     store = RunStore.open(last_line(captured.out))
     manifest = store.read_manifest()
@@ -145,6 +151,8 @@ def test_the_budget_covers_both_stages_and_resume_with_a_larger_one_finishes(
     written = len(store.scores().records)
     assert 0 < written < ALL_SCORES
     assert not any("budget" in (s.unscored_reason or "") for s in store.scores().records)  # never unscored for it
+    # past the cap only by the calls in flight when it was reached: the simulation is over and the judge's
+    # concurrency is 1, so one judge call (this judge's prompts are well under 300 words, its tokens)
     assert simulation_tokens + 300 <= _tokens(store) < simulation_tokens + 600
     assert_consistent(store)
 

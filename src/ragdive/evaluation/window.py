@@ -1,9 +1,10 @@
 """Run jobs drawn from an async source with at most ``limit`` in flight, yielding results as they finish.
 
-Jobs are created only as room frees up: a run of thousands of judge items does not create thousands of tasks and
-render every prompt before the first request leaves (issue 13 measured 2.6 s of such dead time at 4,400 items),
-and a source that is still being filled (conversations arriving from a simulation in progress) is read while
-earlier jobs are running. Closing the generator (or an exception in a job) cancels the jobs in flight.
+Jobs are taken from the source only as room frees up: a run of thousands of judge items does not create thousands
+of tasks and render every prompt before the first request leaves (issue 13 measured 2.6 s of such dead time at
+4,400 items), and a source that is still being filled (conversations arriving from a simulation in progress) is
+read while earlier jobs are running. An exception in a job (or in the source) ends the window: no job starts
+after it, and closing the generator (which the exception does, or the consumer) cancels the jobs in flight.
 """
 
 from __future__ import annotations
@@ -11,73 +12,91 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 Job = Callable[[], Awaitable[T]]
 
 
 async def bounded(source: AsyncIterable[Job[T]], limit: int) -> AsyncGenerator[T, None]:
-    """Each future reports itself on a queue when it is done, so a completion costs O(1): asyncio.wait over the
-    whole running set at every completion walked every job in flight each time (issue 27 profiled 17,608 waits
-    over 855k futures, ~12 % of a 200 x 5 run's loop).
+    """Up to ``limit`` workers, each taking the source's next job and awaiting it in place, as a plain worker
+    pool over a list does: a job costs no task of its own, no separate step to fetch the next one, and no
+    hand-over per completion (issue 27 counted ~13 loop callbacks a request in a 200 x 5 run against bare
+    aiohttp's ~5, most of them a task per job, a task per step of the source and a wake-up per completion).
 
-    The source's next job is fetched by a task, beside the running jobs. Taking it in place instead (stepping the
-    source's coroutine by hand so that jobs still start at the same loop turns, which a budget depends on) saved
-    ~1.4 us of CPU a job, ~0.3 % of a 200 x 5 run, for a hand-written copy of the task protocol that had two bugs
-    in its first hour; it was taken out again."""
+    One worker steps the source at a time (an async generator cannot be stepped twice at once). A worker that
+    takes a job while no other waits for the source starts one more, up to ``limit``: workers are made as the
+    jobs in flight grow, not ``limit`` of them for a source of three. Results are collected in a list and this
+    generator is woken once for all of those that finished since it last ran. A job's room is freed when it
+    finishes, not when its result is consumed: the consumer must not wait long between results (the
+    evaluator's counts and progress do not wait at all)."""
     jobs = aiter(source)
-    running: set[asyncio.Future[T]] = set()
-    upcoming: asyncio.Future[Job[T]] | None = None  # the source's next job, awaited beside the running ones
-    finished = _Mailbox()
-    exhausted = False
+    limit = max(1, limit)
+    finished: deque[T] = deque()
+    workers: set[asyncio.Task[None]] = set()
+    turn = asyncio.Lock()  # held by the worker stepping the source
+    loop = asyncio.get_running_loop()
+    idle = 0  # workers not in a job: waiting for the source, stepping it, or not started yet
+    exhausted = closing = False
+    failure: BaseException | None = None
+    woken: asyncio.Future[None] | None = None  # this generator's wait, while it waits
+
+    def wake() -> None:
+        nonlocal woken
+        waiting, woken = woken, None
+        if waiting is not None and not waiting.done():  # done: cancelled with the consumer
+            waiting.set_result(None)
+
+    def spawn() -> None:
+        nonlocal idle
+        idle += 1
+        workers.add(loop.create_task(worker()))
+
+    async def worker() -> None:
+        nonlocal idle, exhausted, failure
+        try:
+            while failure is None and not exhausted:
+                async with turn:
+                    if failure is not None or exhausted:
+                        return
+                    try:
+                        job = await anext(jobs)
+                    except StopAsyncIteration:
+                        exhausted = True
+                        return
+                idle -= 1
+                if not idle and len(workers) < limit:
+                    spawn()  # someone steps the source on while this job runs
+                try:
+                    result = await job()
+                finally:
+                    idle += 1
+                    del job  # an idle worker holds no job (nor the conversation it judged)
+                finished.append(result)
+                wake()
+        except BaseException as exc:
+            if failure is None and not closing:
+                failure = exc
+            raise
+        finally:
+            idle -= 1
+            workers.discard(asyncio.current_task())  # type: ignore[arg-type]
+            wake()
+
+    spawn()
     try:
         while True:
-            if upcoming is None and not exhausted and len(running) < limit:
-                upcoming = asyncio.ensure_future(anext(jobs))  # type: ignore[arg-type]
-                upcoming.add_done_callback(finished.put_nowait)
-            if not running and upcoming is None:
+            while finished:
+                yield finished.popleft()
+            if failure is not None:
+                raise failure  # a job's or the source's exception ends the run (finally: the rest stop)
+            if not workers:
                 return
-            done: asyncio.Future[Any] = await finished.get()
-            if done is upcoming:
-                upcoming = None
-                try:
-                    job = done.result()
-                except StopAsyncIteration:
-                    exhausted = True
-                else:
-                    task = asyncio.ensure_future(job())
-                    running.add(task)
-                    task.add_done_callback(finished.put_nowait)
-            else:
-                running.discard(done)
-                yield done.result()  # a job's exception ends the run (finally: the rest stop)
+            woken = loop.create_future()
+            await woken
     finally:
-        left: list[asyncio.Future[Any]] = [*running, *([upcoming] if upcoming else [])]
-        for pending in left:
-            pending.cancel()
-        if left:
-            await asyncio.gather(*left, return_exceptions=True)
-
-
-class _Mailbox:
-    """asyncio.Queue as bounded uses it (one reader; a put wakes it, a get with something waiting does not wait),
-    without the queue's size, task counting and lists of waiters: two puts and two gets a job."""
-
-    __slots__ = ("_items", "_reader")
-
-    def __init__(self) -> None:
-        self._items: deque[Any] = deque()
-        self._reader: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: Any) -> None:
-        self._items.append(item)
-        reader, self._reader = self._reader, None
-        if reader is not None and not reader.done():
-            reader.set_result(None)
-
-    async def get(self) -> Any:
-        while not self._items:
-            self._reader = asyncio.get_running_loop().create_future()
-            await self._reader
-        return self._items.popleft()
+        closing, woken = True, None
+        left = list(workers)
+        for each in left:
+            each.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
