@@ -28,6 +28,7 @@ RUNS = {
     "report_size": ["--conversations", "3", "--turns", "2", "--loads", "1", "--no-full-bundle"],
     "loop_hops": ["--runs", "0.01:3x2", "--kinds", "3"],
     "record_lines": ["--before", str(ROOT / "src"), "--conversations", "3", "--turns", "2", "--rounds", "1"],
+    "window_cpu": ["--before", str(ROOT / "src"), "--jobs", "200", "--rounds", "1"],
 }
 
 
