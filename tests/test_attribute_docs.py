@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import ragdive
 
 # Imports every ragdive module that imports here (optional extras missing: skipped, alike on both sides), then
@@ -17,6 +19,8 @@ import ragdive
 SNAPSHOT = """
 import importlib, json, pkgutil, sys
 {setup}
+import pytest
+
 import ragdive
 from pydantic import BaseModel
 for info in pkgutil.walk_packages(ragdive.__path__, "ragdive."):
@@ -87,3 +91,27 @@ def test_ragdives_classes_are_described_without_walking_the_call_stack() -> None
     env = {**os.environ, "PYTHONPATH": str(Path(ragdive.__file__).parents[1])}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
     assert done.stdout.split() == ["0", "True"]
+
+
+def test_a_call_of_another_shape_goes_to_pydantic_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A later pydantic calling the extraction with other arguments gets its own function's answer (here: its
+    TypeError for an argument it does not know, or its own reading), never this reading's guess."""
+    from pydantic._internal import _fields
+
+    from ragdive import attribute_docs
+    from ragdive.records import Turn
+
+    (pydantics,) = attribute_docs._installed
+    calls: list[tuple[object, ...]] = []
+
+    def recorded(cls: type, *args: object, **kwargs: object) -> dict[str, str]:
+        calls.append((cls, args, kwargs))
+        return {"sentinel": "pydantic's"}
+
+    monkeypatch.setattr(attribute_docs, "_installed", [recorded])
+    assert pydantics is not _fields.extract_docstrings_from_cls  # the reading is installed in front of it
+    extract = _fields.extract_docstrings_from_cls
+    assert extract(Turn, use_inspect=True) == {"sentinel": "pydantic's"}
+    assert extract(Turn, use_inspect=False, later_option=1) == {"sentinel": "pydantic's"}
+    assert extract(Turn, True) == {"sentinel": "pydantic's"}
+    assert len(calls) == 3

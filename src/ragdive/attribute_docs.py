@@ -41,9 +41,12 @@ def install() -> None:
         return
     _installed.append(original)
 
-    def extract_docstrings_from_cls(cls: type[Any], use_inspect: bool = False) -> dict[str, str]:
-        found = None if use_inspect else _from_module_index(cls)
-        return original(cls, use_inspect) if found is None else found
+    def extract_docstrings_from_cls(cls: type[Any], *args: Any, **kwargs: Any) -> dict[str, str]:
+        # the call this reading answers is pydantic's own today, (cls, use_inspect=False); any other shape (a
+        # later pydantic's) goes to pydantic unchanged, so an upgrade can slow start-up but never break it
+        plain = not args and kwargs in ({}, {"use_inspect": False})
+        found = _from_module_index(cls) if plain else None
+        return _installed[0](cls, *args, **kwargs) if found is None else found  # pydantic's own (saved above)
 
     _fields.extract_docstrings_from_cls = extract_docstrings_from_cls
 
