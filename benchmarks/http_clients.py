@@ -4,7 +4,8 @@ The same POST (a 2 KB message, the stub's answer parsed as JSON) through:
 - the official `openai` SDK's ``post`` on ragdive's httpx-on-aiohttp transport, its reply parsed into a typed
   ChatCompletion (what the openai backend did before it posted on aiohttp itself);
 - the same SDK ``post`` with the reply kept raw (``cast_to=httpx.Response``) and parsed with ``json.loads``;
-- httpx's interface on aiohttp's transport (``ragdive.httpx_client.async_client``: the targets' client);
+- httpx's interface on aiohttp's transport (``ragdive.httpx_client.async_client``: a client a user may hand the
+  targets; their own default sends on aiohttp directly, as JsonSession does);
 - ``ragdive.http_client.JsonSession`` (aiohttp directly: the openai backend's client).
 
 CPU is this process's (``time.process_time``), so the server's share of the 2 cores is not counted; the rounds
