@@ -222,3 +222,13 @@ def test_a_targets_host_and_port_are_read_as_httpx_reads_them(url: str) -> None:
     parsed = httpx.URL(url)
     default = 443 if parsed.scheme == "https" else 80
     assert host_and_port(url) == (parsed.scheme, parsed.host, parsed.port or default)
+
+
+@pytest.mark.parametrize("url", ["http://localhost:abc/v1", "http://localhost:99999/v1"])
+def test_a_target_url_whose_port_is_not_one_is_a_config_error(url: str) -> None:
+    """One readable line (ConfigError), not the URL parser's ValueError as a traceback."""
+    from ragdive.errors import ConfigError
+    from ragdive.targets.http_support import check_reachable
+
+    with pytest.raises(ConfigError, match="target url .*Port"):
+        asyncio.run(check_reachable(url))

@@ -207,11 +207,15 @@ async def check_reachable(url: str, timeout_s: float = 5.0) -> None:
 
 
 def host_and_port(url: str) -> tuple[str, str, int]:
-    """(scheme, host, port) as httpx.URL reads them (lower case, an IPv6 address without brackets, a name in IDNA
-    text; the scheme's port when none is given), by the standard library's parser: httpx is not imported by a run
-    (http_client.py)."""
+    """(scheme, host, port) as httpx.URL reads them (lower case, an IPv6 address without brackets; the scheme's
+    port when none is given), by the standard library's parser: httpx is not imported by a run (http_client.py).
+    A port that is not a number is the config's error, said in one line."""
     parsed = urlsplit(url)
-    return parsed.scheme, parsed.hostname or "", parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        port = parsed.port
+    except ValueError as exc:  # "Port could not be cast to integer value", "Port out of range 0-65535"
+        raise ConfigError(f"target url {redact_urls(url)}: {exc}") from None
+    return parsed.scheme, parsed.hostname or "", port or (443 if parsed.scheme == "https" else 80)
 
 
 def _through_a_proxy(scheme: str, host: str) -> bool:
