@@ -27,3 +27,13 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
         ragdive.report.nothing_here  # noqa: B018
     assert not hasattr(ragdive.report, "also_not_here")
+
+
+def test_a_lazy_name_may_come_from_another_library() -> None:
+    code = (
+        "import sys, ragdive.http_client as h\n"
+        "assert 'httpx' not in sys.modules\n"
+        "import httpx\n"
+        "assert h.TransportError is httpx.TransportError and 'TransportError' in vars(h)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

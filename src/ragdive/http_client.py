@@ -35,6 +35,7 @@ from urllib.request import getproxies, proxy_bypass
 import aiohttp
 
 from . import wire_json
+from .importing import lazy_names
 
 _HTTPX_ERRORS = ("TimeoutException", "TransportError")
 """The error types callers catch, as this module's names: httpx's classes, httpx imported when first asked for."""
@@ -44,15 +45,7 @@ if TYPE_CHECKING:
     from httpx import TimeoutException as TimeoutException  # re-exported: callers catch them here
     from httpx import TransportError as TransportError
 else:
-
-    def __getattr__(name: str) -> Any:
-        if name not in _HTTPX_ERRORS:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        import httpx
-
-        value = getattr(httpx, name)
-        globals()[name] = value  # found without a call from now on
-        return value
+    __getattr__ = lazy_names(__name__, {"httpx": _HTTPX_ERRORS}, absolute=True)
 
 
 def remapped_error(exc: Exception, request: httpx.Request | None) -> Exception:

@@ -39,17 +39,18 @@ def import_callable(spec: str, *, what: str = "python target") -> Callable[..., 
     return obj  # type: ignore[no-any-return]
 
 
-def lazy_names(package: str, homes: dict[str, tuple[str, ...]]) -> Callable[[str], Any]:
-    """A ``__getattr__`` for ``package``: each name of ``homes`` (submodule -> names) is imported from its submodule
-    on first use and kept in the package's globals, so every later use is the same object, found without a call.
+def lazy_names(package: str, homes: dict[str, tuple[str, ...]], *, absolute: bool = False) -> Callable[[str], Any]:
+    """A ``__getattr__`` for ``package``: each name of ``homes`` (submodule -> names; with ``absolute``, any module
+    -> names, e.g. another library's error types) is imported from its module on first use and kept in the
+    package's globals, so every later use is the same object, found without a call.
     Why: a package's ``__init__`` importing every submodule loads what a command never uses (issue 27 measured
     ~15 ms of `ragdive run`'s start-up in ``ragdive.analysis`` alone)."""
-    home = {name: module for module, names in homes.items() for name in names}
+    home = {name: module if absolute else f"{package}.{module}" for module, names in homes.items() for name in names}
 
     def __getattr__(name: str) -> Any:
         if name not in home:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{home[name]}"), name)
+        value = getattr(importlib.import_module(home[name]), name)
         setattr(sys.modules[package], name, value)
         return value
 
